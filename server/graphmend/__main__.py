@@ -1,0 +1,3 @@
+from graphmend.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,288 @@
+"""Tensor-ness and data dependence of expressions, by a bounded forward pass over one function.
+
+Every expression gets a Kind:
+  STATIC  known when Dynamo traces (Python constants, shapes, dtypes, config, `is None`, ...)
+  UNKNOWN nothing proven either way (never reported: precision first)
+  TENSOR  a tensor, or a Python bool computed from tensor values (`torch.equal`)
+  DATA    a Python value read out of a tensor (`.item()`, `.tolist()`): Dynamo already broke there
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from typing import Optional
+
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
+
+
+class Kind(enum.IntEnum):
+    STATIC = 0
+    UNKNOWN = 1
+    DATA = 2
+    TENSOR = 3
+
+
+# Attributes of a tensor that Dynamo knows at trace time.
+STATIC_ATTRS = frozenset({
+    "shape", "dtype", "device", "ndim", "is_cuda", "is_cpu", "is_meta", "is_sparse", "is_quantized",
+    "requires_grad", "layout", "is_leaf", "names", "itemsize", "nbytes", "is_nested", "is_mps",
+})
+# Tensor methods whose result is known at trace time.
+STATIC_METHODS = frozenset({
+    "size", "dim", "numel", "nelement", "ndimension", "is_floating_point", "is_complex",
+    "is_contiguous", "get_device", "stride", "element_size", "data_ptr", "storage_offset",
+    "is_signed", "type", "has_names", "is_pinned", "is_shared", "__len__",
+})
+SCALAR_METHODS = frozenset({"item", "tolist", "numpy"})
+# Tensor attributes that are tensors.
+TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag", "grad"})
+# Methods whose presence on a name is evidence that it is a tensor.
+TENSOR_EVIDENCE = frozenset({
+    "view", "reshape", "transpose", "permute", "contiguous", "masked_fill", "masked_fill_",
+    "unsqueeze", "squeeze", "expand", "expand_as", "repeat", "softmax", "matmul", "float", "half",
+    "bfloat16", "long", "int", "bool", "to", "type_as", "view_as", "flatten", "unflatten",
+    "clamp", "clamp_", "isinf", "isnan", "any", "all", "sum", "mean", "argmax", "new_zeros",
+    "new_ones", "new_full", "new_empty", "new_tensor", "detach", "clone", "cumsum", "narrow",
+    "split", "chunk", "unbind", "index_select", "gather", "scatter", "masked_select", "nonzero",
+    "numel", "size", "dim", "item", "tolist", "abs", "pow", "exp", "log", "sqrt", "rsqrt",
+    "tril", "triu", "roll", "flip", "add_", "mul_", "copy_", "fill_", "zero_", "sigmoid", "tanh",
+})
+
+TORCH_MODULES = ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft")
+# torch functions whose result is not a tensor (known at trace time).
+TORCH_STATIC_FUNCS = frozenset({
+    "is_tensor", "is_floating_point", "is_complex", "is_storage", "finfo", "iinfo", "Size", "device",
+    "dtype", "get_default_dtype", "is_grad_enabled", "is_inference_mode_enabled",
+    "is_autocast_enabled", "get_autocast_gpu_dtype", "get_autocast_dtype", "no_grad",
+    "enable_grad", "inference_mode", "autocast", "promote_types", "result_type", "can_cast",
+    "is_nonzero", "numel", "typename", "get_device", "is_same_size",
+})
+# torch functions returning a Python bool computed from tensor data (GB0033).
+TORCH_DATA_BOOL = frozenset({"equal", "allclose", "is_nonzero"})
+TORCH_STATIC_SUBMODULES = ("torch.jit", "torch.compiler", "torch._dynamo", "torch.cuda",
+                           "torch.backends", "torch.distributed", "torch.utils", "torch.nn.init",
+                           "torch.fx", "torch.onnx", "torch.library", "torch.version")
+TENSOR_ANNOTATIONS = ("Tensor", "FloatTensor", "LongTensor", "BoolTensor", "ByteTensor",
+                      "HalfTensor", "IntTensor", "DoubleTensor", "BFloat16Tensor")
+STATIC_ANNOTATIONS = ("int", "float", "bool", "str", "bytes", "dict", "Config", "dtype", "device",
+                      "Size")
+# Functions that are True while Dynamo traces / False while it traces.
+COMPILING_TRUE = ("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling",
+                  "is_exporting", "is_tracing_by_dynamo")
+COMPILING_FALSE = ("is_scripting",)
+
+
+def annotation_kind(ann: Optional[ast.expr]) -> Optional[Kind]:
+    if ann is None:
+        return None
+    text = ast.unparse(ann) if not isinstance(ann, ast.Constant) else str(ann.value)
+    if any(t in text for t in TENSOR_ANNOTATIONS):
+        return Kind.TENSOR
+    head = text.replace("Optional[", "").replace("typing.", "").split("[")[0].split("|")[0].strip()
+    if head in STATIC_ANNOTATIONS or head.endswith("Config"):
+        return Kind.STATIC
+    return None
+
+
+def _tensor_evidence(fn: ast.AST) -> set[str]:
+    """Names on which a tensor-only method is called, or that are passed to torch.* first."""
+    names: set[str] = set()
+    for node in ast.walk(fn):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.attr in TENSOR_EVIDENCE):
+            names.add(node.func.value.id)
+        elif isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype", "device", "ndim") \
+                and isinstance(node.value, ast.Name):
+            names.add(node.value.id)
+    return names
+
+
+class Env:
+    """Kinds of the local names of one function, as the pass reaches each statement."""
+
+    def __init__(self, symbols: Symbols, fi: FunctionInfo):
+        self.symbols = symbols
+        self.fi = fi
+        self.cls: Optional[ClassInfo] = fi.cls
+        self.kinds: dict[str, Kind] = {}
+        self.locals: set[str] = set()
+        args = fi.node.args
+        evidence = _tensor_evidence(fi.node)
+        all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        for a in all_args:
+            k = annotation_kind(a.annotation)
+            if k is None:
+                k = Kind.TENSOR if a.arg in evidence else Kind.UNKNOWN
+            self.kinds[a.arg] = k
+            self.locals.add(a.arg)
+        for a in (args.vararg, args.kwarg):
+            if a is not None:
+                self.kinds[a.arg] = Kind.UNKNOWN
+                self.locals.add(a.arg)
+        if all_args and all_args[0].arg in ("self", "cls"):  # a module (also in closures)
+            self.kinds[all_args[0].arg] = Kind.STATIC
+
+    # --- statements --------------------------------------------------------------------------
+    def bind(self, target: ast.expr, kind: Kind, value: Optional[ast.expr] = None) -> None:
+        if isinstance(target, ast.Name):
+            self.locals.add(target.id)
+            self.kinds[target.id] = kind
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            vals = value.elts if isinstance(value, (ast.Tuple, ast.List)) and \
+                len(value.elts) == len(target.elts) else None
+            for i, t in enumerate(target.elts):
+                if vals is not None:
+                    self.bind(t, self.kind(vals[i]), vals[i])
+                else:
+                    # unpacking a tensor (split/chunk/...) gives tensors; anything else: unknown
+                    self.bind(t, Kind.TENSOR if kind is Kind.TENSOR else
+                              (Kind.STATIC if kind is Kind.STATIC else Kind.UNKNOWN))
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, Kind.UNKNOWN)
+
+    def merge(self, other: dict[str, Kind]) -> None:
+        for k, v in other.items():
+            self.kinds[k] = max(self.kinds.get(k, Kind.STATIC), v)
+
+    # --- expressions -------------------------------------------------------------------------
+    def qualify(self, e: ast.expr) -> Optional[str]:
+        if isinstance(e, ast.Name) and e.id in self.locals:
+            return None
+        return self.symbols.qualify(e)
+
+    def self_attr_kind(self, attr: str) -> Kind:
+        if self.cls is None:
+            return Kind.STATIC
+        if attr in self.cls.buffers:
+            return Kind.TENSOR
+        ctor = self.cls.attr_ctors.get(attr)
+        if ctor and _torch_func(ctor) and _torch_func(ctor) not in TORCH_STATIC_FUNCS \
+                and not ctor.startswith("torch.nn.") and ctor.split(".")[-1][:1].islower():
+            return Kind.TENSOR
+        return Kind.STATIC
+
+    def is_submodule_call(self, func: ast.expr) -> bool:
+        """`self.proj(x)` where `self.proj = nn.Linear(...)`/a module class."""
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "self" and self.cls is not None):
+            return False
+        if func.attr in self.cls.methods:
+            return False
+        ctor = self.cls.attr_ctors.get(func.attr)
+        if ctor is None:
+            return False
+        last = ctor.split(".")[-1]
+        return last[:1].isupper() or ctor.startswith("torch.nn.")
+
+    def kind(self, e: Optional[ast.expr]) -> Kind:  # noqa: C901 - one dispatch over node types
+        if e is None or isinstance(e, ast.Constant):
+            return Kind.STATIC
+        if isinstance(e, ast.Name):
+            if e.id in self.kinds:
+                return self.kinds[e.id]
+            return Kind.UNKNOWN if e.id in self.locals else Kind.STATIC
+        if isinstance(e, ast.Attribute):
+            if e.attr in STATIC_ATTRS:
+                return Kind.STATIC
+            if isinstance(e.value, ast.Name) and e.value.id == "self":
+                return self.self_attr_kind(e.attr)
+            base = self.kind(e.value)
+            if base is Kind.TENSOR:
+                return Kind.TENSOR if e.attr in TENSOR_ATTRS else Kind.UNKNOWN
+            return base if base is Kind.STATIC else Kind.UNKNOWN
+        if isinstance(e, ast.Subscript):
+            base = self.kind(e.value)
+            if base is Kind.STATIC and self.kind(e.slice) is Kind.TENSOR:
+                return Kind.UNKNOWN
+            return base
+        if isinstance(e, ast.Call):
+            return self.call_kind(e)
+        if isinstance(e, ast.BinOp):
+            return max(self.kind(e.left), self.kind(e.right))
+        if isinstance(e, ast.UnaryOp):
+            return self.kind(e.operand)
+        if isinstance(e, ast.Compare):
+            if all(isinstance(op, (ast.Is, ast.IsNot)) for op in e.ops):
+                return Kind.STATIC
+            if any(isinstance(op, (ast.In, ast.NotIn)) for op in e.ops):
+                return Kind.STATIC if all(self.kind(x) is Kind.STATIC
+                                          for x in [e.left, *e.comparators]) else Kind.UNKNOWN
+            return max(self.kind(x) for x in [e.left, *e.comparators])
+        if isinstance(e, ast.BoolOp):
+            return max(self.kind(v) for v in e.values)
+        if isinstance(e, ast.IfExp):
+            return max(self.kind(e.body), self.kind(e.orelse))
+        if isinstance(e, ast.JoinedStr):
+            return Kind.STATIC
+        if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
+            ks = [self.kind(x) for x in e.elts]
+            return Kind.STATIC if all(k is Kind.STATIC for k in ks) else Kind.UNKNOWN
+        if isinstance(e, ast.NamedExpr):
+            k = self.kind(e.value)
+            self.bind(e.target, k)
+            return k
+        return Kind.UNKNOWN
+
+    def call_kind(self, e: ast.Call) -> Kind:
+        func = e.func
+        q = self.qualify(func)
+        if q:
+            tf = _torch_func(q)
+            if q.startswith(TORCH_STATIC_SUBMODULES):
+                return Kind.STATIC
+            if tf is not None:
+                if tf in TORCH_DATA_BOOL:
+                    return Kind.TENSOR
+                if tf in TORCH_STATIC_FUNCS:
+                    return Kind.STATIC
+                return Kind.TENSOR
+            if q in ("len", "isinstance", "hasattr", "getattr", "callable", "range", "type", "id",
+                     "str", "repr", "print", "issubclass"):
+                return Kind.STATIC
+            if q in ("int", "float", "bool", "complex") and e.args:
+                k = self.kind(e.args[0])
+                return Kind.DATA if k is Kind.TENSOR else k
+            if q.split(".")[-1] in COMPILING_TRUE + COMPILING_FALSE:
+                return Kind.STATIC
+        if isinstance(func, ast.Attribute):
+            if self.is_submodule_call(func):
+                return Kind.TENSOR
+            base = self.kind(func.value)
+            if base is Kind.TENSOR:
+                if func.attr in STATIC_METHODS:
+                    return Kind.STATIC
+                if func.attr in SCALAR_METHODS:
+                    return Kind.DATA
+                return Kind.TENSOR
+            if base is Kind.STATIC and not (isinstance(func.value, ast.Name) and func.value.id == "self"):
+                args = [self.kind(a) for a in e.args] + [self.kind(k.value) for k in e.keywords]
+                return Kind.STATIC if all(a is Kind.STATIC for a in args) else Kind.UNKNOWN
+        return Kind.UNKNOWN
+
+
+def _torch_func(q: str) -> Optional[str]:
+    """"torch.isinf" -> "isinf"; "torch.nn.functional.relu" -> "relu"; else None."""
+    for m in TORCH_MODULES:
+        if q.startswith(m + ".") and "." not in q[len(m) + 1:]:
+            return q[len(m) + 1:]
+    if q.startswith("torch.Tensor."):
+        return q[len("torch.Tensor."):]
+    return None
+
+
+def compiling_guard(test: ast.expr, symbols: Symbols) -> Optional[bool]:
+    """True if `test` is True under Dynamo (`is_compiling()`), False if it is False
+    (`not is_compiling()`, `torch.jit.is_tracing()`), None otherwise."""
+    neg = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        neg = not neg
+        test = test.operand
+    if isinstance(test, ast.Call) and not test.args:
+        q = symbols.qualify(test.func) or ""
+        last = q.split(".")[-1]
+        if last in COMPILING_TRUE:
+            return not neg
+        if last in COMPILING_FALSE or q in ("torch.jit.is_tracing", "torch.jit.is_scripting"):
+            return neg
+    return None

@@ -1,0 +1,167 @@
+"""Entry point of the analysis: source text in, findings out (ast only, no libcst, no torch).
+
+`summarize` does all per-file work (it runs in worker processes for a directory scan) and
+keeps the findings of every function; `reach` then decides which functions are traced,
+joining the call graphs of every file it is given; `analyze_source` does both for one file.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from graphmend.analysis.detect import FunctionWalker
+from graphmend.analysis.scope import FileScope, file_scope, reach
+from graphmend.analysis.symbols import Symbols, module_name_for
+from graphmend.analysis.workspace import Workspace, default_workspace
+from graphmend.config import Settings
+from graphmend.findings import Finding, Pos, Span
+
+SUPPRESS_RE = re.compile(r"#\s*graphmend:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_, ]*)\])?")
+
+
+@dataclass
+class FileAnalysis:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    suppressed: int = 0  # findings hidden by `# graphmend: ignore` comments
+
+
+@dataclass
+class FileSummary:
+    """Everything one file contributes: its scope (for `reach`) and the findings of every
+    function, before scope filtering and suppression."""
+
+    path: str
+    scope: Optional[FileScope]
+    by_function: dict[str, list[Finding]] = field(default_factory=dict)
+    syntax_error: Optional[Finding] = None
+    suppressions: dict[int, Optional[frozenset[str]]] = field(default_factory=dict)
+
+
+class LineIndex:
+    """ast's UTF-8 byte columns -> code-point columns."""
+
+    def __init__(self, text: str):
+        self.lines = text.splitlines(keepends=True) or [""]
+
+    def col(self, line: int, byte_col: int) -> int:
+        if not 1 <= line <= len(self.lines):
+            return byte_col
+        s = self.lines[line - 1]
+        if s.isascii():
+            return byte_col
+        return len(s.encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
+
+    def span(self, node: ast.AST) -> Span:
+        return Span(Pos(node.lineno, self.col(node.lineno, node.col_offset)),
+                    Pos(node.end_lineno or node.lineno,
+                        self.col(node.end_lineno or node.lineno, node.end_col_offset or 0)))
+
+
+def suppressions(text: str) -> dict[int, Optional[frozenset[str]]]:
+    """line -> codes ignored there (None = all). Only real comments count."""
+    out: dict[int, Optional[frozenset[str]]] = {}
+    if "graphmend:" not in text:
+        return out
+    for i, line in enumerate(text.splitlines(), 1):
+        m = SUPPRESS_RE.search(line)
+        if not m or _in_string(line, m.start()):
+            continue
+        codes = m.group("codes")
+        out[i] = None if codes is None else frozenset(c.strip() for c in codes.split(",") if c.strip())
+    return out
+
+
+def _in_string(line: str, idx: int) -> bool:
+    quote = None
+    i = 0
+    while i < idx:
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        i += 1
+    return quote is not None
+
+
+def syntax_error_finding(e: SyntaxError, lines: LineIndex) -> Finding:
+    line = e.lineno or 1
+    col = max((e.offset or 1) - 1, 0)
+    msg = e.msg or "invalid syntax"
+    return Finding("GM001", f"Syntax error: {msg}", Span(Pos(line, col), Pos(line, col + 1)))
+
+
+def summarize(text: str, path: str = "<string>", settings: Optional[Settings] = None,
+              workspace: Optional[Workspace] = None, module: Optional[str] = None) -> FileSummary:
+    from graphmend.rules import judge  # rules build messages and decide fixability
+
+    settings = settings or Settings()
+    ws = workspace or default_workspace()
+    lines = LineIndex(text)
+    summary = FileSummary(path, None, suppressions=suppressions(text))
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError) as e:
+        if not isinstance(e, SyntaxError):
+            e = SyntaxError(str(e))
+        summary.syntax_error = syntax_error_finding(e, lines)
+        return summary
+    mod = module or (module_name_for(path) if path != "<string>" else "__main__")
+    sym = Symbols(tree, mod, is_package=path.endswith("__init__.py"))
+    summary.scope = file_scope(sym, ws, settings.scope)
+    for fi in sym.all_functions:
+        if fi.qualname in summary.scope.disabled:
+            continue
+        sites = FunctionWalker(sym, fi).run()
+        found = [judge(site, sym, lines, text) for site in sites]
+        if found:
+            summary.by_function[fi.qualname] = found
+    return summary
+
+
+def findings_in_scope(summary: FileSummary, reached: dict[str, str], settings: Settings) -> FileAnalysis:
+    fa = FileAnalysis(summary.path)
+    if summary.syntax_error is not None:
+        fa.findings.append(summary.syntax_error)
+        return fa
+    for qual, label in reached.items():
+        for f in summary.by_function.get(qual, ()):
+            if not settings.enabled(f.code):
+                continue
+            sup = summary.suppressions.get(f.span.start.line, False)
+            if sup is None or (sup and f.code in sup):
+                fa.suppressed += 1
+                continue
+            f.entry = label
+            fa.findings.append(f)
+    fa.findings.sort(key=lambda f: (f.span.start.line, f.span.start.col, f.code))
+    return fa
+
+
+def analyze_source(text: str, path: str = "<string>", settings: Optional[Settings] = None,
+                   workspace: Optional[Workspace] = None) -> FileAnalysis:
+    """Find the graph-break sites in one file's text. Never raises on bad input:
+    a syntax error becomes a GM001 finding."""
+    settings = settings or Settings()
+    summary = summarize(text, path, settings, workspace)
+    reached = reach([summary.scope]).get(summary.scope.module, {}) if summary.scope else {}
+    return findings_in_scope(summary, reached, settings)
+
+
+def analyze_many(summaries: list[FileSummary], settings: Settings) -> list[FileAnalysis]:
+    """Scope across files: a function in one file reached from an entry in another is in scope."""
+    scopes = [s.scope for s in summaries if s.scope is not None]
+    reached = reach(scopes)
+    out = []
+    for s in summaries:
+        r = reached.get(s.scope.module, {}) if s.scope else {}
+        out.append(findings_in_scope(s, r, settings))
+    return out
+

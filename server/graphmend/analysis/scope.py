@@ -1,0 +1,204 @@
+"""Which functions Dynamo traces: compiled entries, and everything they call.
+
+Per file we find the entries (`@torch.compile` in any spelling, `torch.compile(f)`, the
+`forward` of every nn.Module subclass, module hooks) and the call edges of every function
+(local ones by qualname, others as dotted names). `reach` closes over the edges of one file
+or of many (the CLI joins all files it scans, so a helper in another file is in scope when a
+forward reaches it).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from graphmend.analysis.detect import is_disabled
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
+from graphmend.analysis.workspace import Workspace
+
+COMPILE_NAMES = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
+HOOK_METHODS = frozenset({"register_forward_hook", "register_forward_pre_hook",
+                          "register_full_backward_hook", "register_module_forward_hook",
+                          "register_module_forward_pre_hook"})
+
+
+@dataclass
+class FileScope:
+    module: str
+    entries: dict[str, str] = field(default_factory=dict)  # qualname -> why ("@torch.compile", ...)
+    edges: dict[str, set[str]] = field(default_factory=dict)  # qualname -> {"mod:qual" | qual}
+    defined: set[str] = field(default_factory=set)  # every function qualname in the file
+    disabled: set[str] = field(default_factory=set)
+
+
+def _is_compile(expr: ast.expr, sym: Symbols) -> bool:
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    return (sym.qualify(target) or "") in COMPILE_NAMES
+
+
+def _class_of(dotted: str, sym: Symbols, ws: Workspace) -> Optional[tuple[Symbols, ClassInfo]]:
+    local = dotted.rsplit(".", 1)[-1]
+    if dotted == f"{sym.module}.{local}" and local in sym.classes:
+        return sym, sym.classes[local]
+    return ws.resolve_class(dotted)
+
+
+def _method_targets(sym: Symbols, ci: ClassInfo, name: str, ws: Workspace, depth: int = 0) -> list[str]:
+    """Where `self.<name>` resolves: this class's method, else the bases' (dotted)."""
+    if name in ci.methods:
+        owner = sym.module if sym.module else ""
+        return [f"{owner}:{ci.methods[name].qualname}"]
+    if depth > 6:
+        return []
+    out: list[str] = []
+    for b in ci.bases:
+        if not b or b in ("torch.nn.Module", "object"):
+            continue
+        found = _class_of(b, sym, ws)
+        if found is not None:
+            out += _method_targets(found[0], found[1], name, ws, depth + 1)
+            if out:
+                break
+    return out
+
+
+def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default") -> FileScope:
+    fs = FileScope(sym.module)
+    mod = sym.module
+    module_classes = {name for name, ci in sym.classes.items() if ws.class_is_module(sym, ci)}
+    for fi in sym.all_functions:
+        fs.defined.add(fi.qualname)
+        if is_disabled(fi.node, sym):
+            fs.disabled.add(fi.qualname)
+            continue
+        if any(_is_compile(d, sym) for d in fi.node.decorator_list):
+            fs.entries[fi.qualname] = "@torch.compile"
+        elif scope_mode == "module":
+            fs.entries[fi.qualname] = "module scope"
+        elif (scope_mode == "default" and fi.cls is not None and fi.node.name == "forward"
+              and fi.cls.name in module_classes and fi.qualname == f"{fi.cls.name}.forward"):
+            fs.entries[fi.qualname] = "nn.Module.forward"
+        fs.edges[fi.qualname] = _edges(fi, sym, ws, mod)
+    _compile_calls(sym, fs, module_classes)
+    return fs
+
+
+def _edges(fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:
+    out: set[str] = set()
+    local_defs = {s.name for s in ast.walk(fi.node)
+                  if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s is not fi.node}
+    for d in fi.node.decorator_list:  # a decorator's wrapper runs around the function
+        target = d.func if isinstance(d, ast.Call) else d
+        out |= _callee(target, fi, sym, ws, mod, local_defs)
+    for node in ast.walk(fi.node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not fi.node:
+            out.add(f"{mod}:{fi.qualname}.<locals>.{node.name}")  # closures defined here
+        if isinstance(node, ast.Call):
+            out |= _callee(node.func, fi, sym, ws, mod, local_defs)
+    return out
+
+
+def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str,
+            local_defs: set[str]) -> set[str]:
+    if isinstance(func, ast.Name):
+        name = func.id
+        if name in local_defs:
+            return {f"{mod}:{fi.qualname}.<locals>.{name}"}
+        if name in sym.functions:
+            return {f"{mod}:{name}"}
+        if name in sym.classes:  # instantiating a local class runs its __init__ (not forward)
+            return {f"{mod}:{name}.__init__"}
+        q = sym.qualify(func)
+        if q and "." in q:
+            m, n = q.rsplit(".", 1)
+            return {f"{m}:{n}", f"{m}:{n}.__init__"}
+        return set()
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        base = func.value.id
+        if base == "self" and fi.cls is not None:
+            ci = fi.cls
+            if func.attr in ci.attr_ctors and func.attr not in ci.methods:
+                ctor = ci.attr_ctors[func.attr]
+                found = _class_of(ctor, sym, ws)
+                if found is not None:  # self.sub(...) runs the submodule's forward
+                    return set(_method_targets(found[0], found[1], "forward", ws))
+                return set()
+            return set(_method_targets(sym, ci, func.attr, ws))
+        if base in sym.classes:
+            return set(_method_targets(sym, sym.classes[base], func.attr, ws))
+        q = sym.qualify(func)
+        if q and base in sym.imports:
+            m, n = q.rsplit(".", 1)
+            return {f"{m}:{n}"}
+    if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
+            and fi.cls is not None):
+        out: set[str] = set()
+        for b in fi.cls.bases:
+            found = _class_of(b, sym, ws) if b else None
+            if found is not None:
+                out |= set(_method_targets(found[0], found[1], func.attr, ws))
+        return out
+    return set()
+
+
+def _compile_calls(sym: Symbols, fs: FileScope, module_classes: set[str]) -> None:
+    """`torch.compile(f)`, `torch.compile(Model())`, `m = Model(); torch.compile(m)`, hooks."""
+    instances: dict[str, str] = {}
+    for node in ast.walk(sym.tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Name) and node.value.func.id in sym.classes:
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    instances[t.id] = node.value.func.id
+    for node in ast.walk(sym.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        is_compile = _is_compile(node.func, sym) and node.args
+        is_hook = isinstance(node.func, ast.Attribute) and node.func.attr in HOOK_METHODS and node.args
+        if not (is_compile or is_hook):
+            continue
+        why = "torch.compile(...)" if is_compile else f"{node.func.attr}(...)"
+        arg = node.args[0]
+        if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name):
+            arg = arg.func
+            cls = arg.id if arg.id in sym.classes else None
+        else:
+            cls = instances.get(arg.id) if isinstance(arg, ast.Name) else None
+        if cls is not None and "forward" in sym.classes[cls].methods:
+            fs.entries.setdefault(f"{cls}.forward", why)
+        elif isinstance(arg, ast.Name) and arg.id in sym.functions:
+            fs.entries.setdefault(arg.id, why)
+        elif isinstance(arg, ast.Name) and arg.id in sym.classes:
+            if "forward" in sym.classes[arg.id].methods:
+                fs.entries.setdefault(f"{arg.id}.forward", why)
+        elif isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self":
+            for ci in sym.classes.values():
+                if arg.attr in ci.methods and _encloses(ci.node, node):
+                    fs.entries.setdefault(ci.methods[arg.attr].qualname, why)
+
+
+def _encloses(outer: ast.AST, inner: ast.AST) -> bool:
+    return (outer.lineno <= inner.lineno and (outer.end_lineno or 0) >= (inner.end_lineno or 0))
+
+
+def reach(scopes: Iterable[FileScope]) -> dict[str, dict[str, str]]:
+    """Close over the edges of all given files. Returns module -> {qualname: entry label}."""
+    by_mod = {fs.module: fs for fs in scopes}
+    result: dict[str, dict[str, str]] = {m: {} for m in by_mod}
+    work: list[tuple[str, str, str]] = []
+    for fs in by_mod.values():
+        for q, why in fs.entries.items():
+            label = f"{q} ({why})" if why != "nn.Module.forward" else q
+            work.append((fs.module, q, label))
+    while work:
+        mod, q, label = work.pop()
+        fs = by_mod.get(mod)
+        if fs is None or q not in fs.defined or q in fs.disabled or q in result[mod]:
+            continue
+        result[mod][q] = label
+        for t in fs.edges.get(q, ()):
+            m, _, tq = t.partition(":")
+            work.append((m or mod, tq, label))
+    return result

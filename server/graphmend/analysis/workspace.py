@@ -1,0 +1,126 @@
+"""Cross-file name resolution: find the source file of a module without importing it, read
+its symbols (cached), and answer "is this class an nn.Module?" through the base classes.
+
+Module files are located statically with importlib's PathFinder over the workspace roots and
+the interpreter's path (no code runs); jedi is the fallback for names that static lookup
+cannot follow (star imports, re-exports through package __init__ files).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.machinery
+import sys
+from pathlib import Path
+from typing import Optional
+
+from graphmend.analysis.symbols import ClassInfo, Symbols, module_name_for
+
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# Used when the defining file cannot be read (torch or transformers not installed where the
+# server runs): names that are nn.Module subclasses in every supported version.
+KNOWN_MODULE_SUFFIXES = ("PreTrainedModel", "GradientCheckpointingLayer", "ModuleUtilsMixin")
+
+
+class Workspace:
+    def __init__(self, roots: Optional[list[str]] = None, extra_paths: Optional[list[str]] = None):
+        self.roots = [str(Path(r).resolve()) for r in (roots or [])]
+        self.search_path = [*self.roots, *(extra_paths or []), *[p for p in sys.path if p]]
+        self._symbols: dict[str, Optional[Symbols]] = {}
+        self._module_cache: dict[str, bool] = {}
+        self.use_jedi = True
+
+    @functools.lru_cache(maxsize=4096)
+    def module_file(self, modname: str) -> Optional[str]:
+        path = self.search_path
+        spec = None
+        parts = modname.split(".")
+        for i, part in enumerate(parts):
+            try:
+                spec = importlib.machinery.PathFinder.find_spec(part, path)
+            except (ImportError, ValueError, OSError):
+                return None
+            if spec is None:
+                return None
+            if i < len(parts) - 1:
+                path = list(spec.submodule_search_locations or [])
+                if not path:
+                    return None
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            return None
+        return spec.origin
+
+    def symbols(self, modname: str) -> Optional[Symbols]:
+        if modname in self._symbols:
+            return self._symbols[modname]
+        self._symbols[modname] = None  # guards against import cycles
+        f = self.module_file(modname)
+        sym = None
+        if f:
+            try:
+                text = Path(f).read_text(encoding="utf-8")
+                sym = Symbols(ast.parse(text), modname, is_package=f.endswith("__init__.py"))
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                sym = None
+        self._symbols[modname] = sym
+        return sym
+
+    def resolve_class(self, dotted: str, depth: int = 0) -> Optional[tuple[Symbols, ClassInfo]]:
+        """"transformers.modeling_utils.PreTrainedModel" -> its Symbols and ClassInfo."""
+        if depth > 8 or "." not in dotted:
+            return None
+        mod, name = dotted.rsplit(".", 1)
+        sym = self.symbols(mod)
+        if sym is None:
+            return None
+        if name in sym.classes:
+            return sym, sym.classes[name]
+        if name in sym.imports and sym.imports[name] != dotted:  # re-export
+            return self.resolve_class(sym.imports[name], depth + 1)
+        return None
+
+    def is_module_class(self, dotted: str, depth: int = 0) -> bool:
+        if dotted in MODULE_BASES:
+            return True
+        if dotted in self._module_cache:
+            return self._module_cache[dotted]
+        self._module_cache[dotted] = False
+        last = dotted.rsplit(".", 1)[-1]
+        result = False
+        if dotted.startswith("torch.nn.") and last[:1].isupper() and "functional" not in dotted:
+            result = True  # nn.Linear, nn.Sequential, nn.ModuleList, ... are all Modules
+        elif depth < 12:
+            found = self.resolve_class(dotted)
+            if found is not None:
+                sym, ci = found
+                result = any(self.class_is_module(sym, ci, depth + 1) for _ in [0])
+            elif last.endswith(KNOWN_MODULE_SUFFIXES):
+                result = True
+        self._module_cache[dotted] = result
+        return result
+
+    def class_is_module(self, sym: Symbols, ci: ClassInfo, depth: int = 0) -> bool:
+        for b in ci.bases:
+            if not b:
+                continue
+            local = b.rsplit(".", 1)[-1]
+            if b == f"{sym.module}.{local}" and local in sym.classes and local != ci.name:
+                if self.class_is_module(sym, sym.classes[local], depth + 1):
+                    return True
+            elif self.is_module_class(b, depth + 1):
+                return True
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def default_workspace() -> Workspace:
+    return Workspace()
+
+
+def workspace_for(path: str) -> Workspace:
+    return default_workspace()
+
+
+def file_module(path: str) -> str:
+    return module_name_for(path)

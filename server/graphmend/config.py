@@ -1,0 +1,100 @@
+"""Settings: `[tool.graphmend]` in pyproject.toml (and, later, editor settings) -> one typed Settings."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+SCOPES = ("default", "compiled", "module")
+
+
+class ConfigError(ValueError):
+    """A setting has the wrong type or value; the message says which."""
+
+
+@dataclass
+class Settings:
+    # "default": torch.compile entries + nn.Module.forward + what they call;
+    # "compiled": only explicit torch.compile entries and what they call; "module": every function.
+    scope: str = "default"
+    select: list[str] = field(default_factory=list)  # codes or prefixes; empty = all
+    ignore: list[str] = field(default_factory=list)
+    unsafe_fixes: bool = False
+    exclude: list[str] = field(default_factory=lambda: [
+        ".git", ".venv", "venv", "__pycache__", "node_modules", "build", "dist", ".tox", ".eggs"])
+    extend_exclude: list[str] = field(default_factory=list)
+    source: str | None = None  # the pyproject.toml these came from
+
+    def enabled(self, code: str) -> bool:
+        if self.select and not any(code.startswith(s) for s in self.select):
+            return False
+        return not any(code.startswith(s) for s in self.ignore)
+
+
+def _coerce(name: str, value, default):
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"`{name}` must be true or false, not {value!r}")
+        return value
+    if isinstance(default, list):
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"`{name}` must be a list of strings, not {value!r}")
+        return list(value)
+    if name == "scope":
+        if value not in SCOPES:
+            raise ConfigError(f"`scope` must be one of {', '.join(SCOPES)}, not {value!r}")
+    return value
+
+
+def settings_from_dict(data: dict, base: Settings | None = None) -> tuple[Settings, list[str]]:
+    """Merge a mapping (pyproject table or editor settings, `-` or `_` keys) over `base`.
+
+    Returns the settings and a list of error messages; an invalid entry keeps its default.
+    """
+    s = Settings(**{f.name: getattr(base, f.name) for f in fields(Settings)}) if base else Settings()
+    errors: list[str] = []
+    known = {f.name for f in fields(Settings)} - {"source"}
+    for raw_key, value in (data or {}).items():
+        key = raw_key.replace("-", "_")
+        if key in ("probe",):  # sub-tables owned by other layers
+            continue
+        if key not in known:
+            errors.append(f"unknown setting `{raw_key}`")
+            continue
+        try:
+            setattr(s, key, _coerce(key, value, getattr(Settings(), key)))
+        except ConfigError as e:
+            errors.append(str(e))
+    return s, errors
+
+
+def find_pyproject(start: Path) -> Path | None:
+    start = start.resolve()
+    for d in [start, *start.parents] if start.is_dir() else [*start.parents]:
+        p = d / "pyproject.toml"
+        if p.is_file():
+            return p
+    return None
+
+
+def load_settings(start: Path | str = ".") -> tuple[Settings, list[str]]:
+    """Settings from the nearest pyproject.toml above `start` (defaults if none)."""
+    p = find_pyproject(Path(start))
+    if p is None:
+        return Settings(), []
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        return Settings(), [f"{p}: cannot read [tool.graphmend]: {e}"]
+    table = data.get("tool", {}).get("graphmend", {})
+    s, errors = settings_from_dict(table)
+    s.source = str(p)
+    return s, [f"{p}: {e}" for e in errors]

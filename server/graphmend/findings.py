@@ -1,0 +1,128 @@
+"""What the engine reports: findings, their fixes, and the catalogue of codes.
+
+A Finding is one graph-break site. Positions are 1-based lines and 0-based
+columns counted in Unicode code points (as Python's ``ast`` reports them after
+conversion from UTF-8 byte offsets); the LSP layer converts to UTF-16.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, asdict
+from typing import Optional
+
+
+class Applicability(str, enum.Enum):
+    """How far a fix may be trusted (ruff's sense)."""
+
+    SAFE = "safe"  # keeps the program's meaning; applied by `fix` and on save
+    UNSAFE = "unsafe"  # may change meaning in corner cases; needs --unsafe-fixes
+    NONE = "none"  # no fix: the site is reported only (declined or unmendable)
+
+
+class Category(str, enum.Enum):
+    SYNTAX = "syntax"
+    SIDE_EFFECT = "side-effect"  # [Defer]
+    BRANCH = "data-dependent-branch"  # [Where]
+    GUARD = "validation-guard"  # [Trap]
+    SCALAR = "tensor-to-python"  # .item() and friends
+    DYNAMIC_SHAPE = "data-dependent-shape"
+    UNSUPPORTED = "unsupported-call"
+
+
+@dataclass(frozen=True)
+class Pos:
+    line: int  # 1-based
+    col: int  # 0-based, code points
+
+
+@dataclass(frozen=True)
+class Span:
+    start: Pos
+    end: Pos
+
+    def contains_line(self, line: int) -> bool:
+        return self.start.line <= line <= self.end.line
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace ``span`` of the original text with ``text``."""
+
+    span: Span
+    text: str
+
+
+@dataclass
+class Fix:
+    title: str
+    applicability: Applicability
+    edits: list[TextEdit] = field(default_factory=list)
+
+
+@dataclass
+class Finding:
+    code: str
+    message: str
+    span: Span
+    rewrite: Optional[str] = None  # "defer" | "where" | "trap" | None
+    applicability: Applicability = Applicability.NONE
+    decline_reason: Optional[str] = None  # why no (safe) fix, shown in hover and CLI
+    entry: Optional[str] = None  # the compiled entry that puts the site in scope
+    entry_span: Optional[Span] = None
+    gb_id: Optional[str] = None  # Dynamo graph-break registry id, e.g. "GB0059"
+    note: Optional[str] = None  # extra context, e.g. "only on the float16 path"
+    fix_title: Optional[str] = None
+    # The analysis' view of the site (ast node, kinds); used to build the fix on demand.
+    # Not serialised, not compared.
+    site: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def fixable(self) -> bool:
+        return self.applicability is not Applicability.NONE
+
+    def to_json(self) -> dict:
+        site, self.site = self.site, None
+        try:
+            d = asdict(self)
+        finally:
+            self.site = site
+        d.pop("site", None)
+        d["applicability"] = self.applicability.value
+        return d
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    category: Category
+    rewrite: Optional[str]
+    summary: str
+    gb_id: Optional[str] = None
+
+
+CATALOGUE: dict[str, Rule] = {
+    r.code: r
+    for r in [
+        Rule("GM001", "syntax-error", Category.SYNTAX, None,
+             "The file does not parse; nothing else in it can be checked."),
+        Rule("GM101", "print-in-graph", Category.SIDE_EFFECT, "defer",
+             "print() inside compiled code breaks the graph.", "GB0059"),
+        Rule("GM102", "logging-in-graph", Category.SIDE_EFFECT, "defer",
+             "A logging.Logger method inside compiled code breaks the graph.", "GB0291"),
+        Rule("GM103", "warning-in-graph", Category.SIDE_EFFECT, "defer",
+             "warnings.warn() inside a frame Dynamo inlines breaks the graph.", "GB0007"),
+        Rule("GM201", "data-dependent-branch", Category.BRANCH, "where",
+             "An if/else whose condition depends on tensor values breaks the graph.", "GB0170"),
+        Rule("GM301", "validation-guard", Category.GUARD, "trap",
+             "`if <tensor condition>: raise` breaks the graph to evaluate the condition.", "GB0170"),
+        Rule("GM401", "tensor-to-python", Category.SCALAR, None,
+             "Converting a tensor to a Python value (.item(), .tolist(), int(t), ...) breaks the graph.",
+             "GB0124"),
+        Rule("GM402", "data-dependent-shape", Category.DYNAMIC_SHAPE, None,
+             "An operator whose output shape depends on tensor values breaks the graph.", "GB0036"),
+        Rule("GM403", "untraceable-call", Category.UNSUPPORTED, None,
+             "A call Dynamo cannot trace (I/O, time, debugger, deepcopy, ...) breaks the graph."),
+    ]
+}

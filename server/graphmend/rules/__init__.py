@@ -1,0 +1,105 @@
+"""The rules: one module per rewrite, each with its detection verdict, legality, fix and examples.
+
+`judge` turns an analysis Site into a Finding (cheap: runs on every check);
+`fix_edits` builds the text edits of one finding on demand.
+"""
+
+from __future__ import annotations
+
+import ast
+from types import ModuleType
+from typing import Optional
+
+from graphmend.analysis.dataflow import Env
+from graphmend.analysis.detect import Site
+from graphmend.analysis.symbols import Symbols
+from graphmend.findings import CATALOGUE, Applicability, Finding, Pos, Span, TextEdit
+from graphmend.rules import defer, trap, unmendable, where
+from graphmend.rules.base import Context, Example
+
+MODULES: tuple[ModuleType, ...] = (defer, where, trap, unmendable)
+BY_CODE: dict[str, ModuleType] = {c: m for m in MODULES for c in m.CODES}
+DOCS_URL = "https://github.com/graphmend/graphmend/blob/main/docs/rules/{code}.md"
+
+
+def _env(site: Site, symbols: Symbols) -> Env:
+    env = Env(symbols, site.func)
+    env.kinds = dict(site.kinds)
+    return env
+
+
+def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
+    mod = BY_CODE[site.code]
+    ctx = Context(text, symbols)
+    env = _env(site, symbols)
+    verdict = mod.judge(site, ctx, env)
+    rule = CATALOGUE[site.code]
+    node = site.node
+    if site.code in ("GM201", "GM301") and isinstance(node, (ast.If, ast.While, ast.Assert)):
+        anchor = node.test  # underline the condition, not the whole statement
+    else:
+        anchor = node
+    return Finding(
+        code=site.code,
+        message=mod.message(site),
+        span=lines.span(anchor),
+        rewrite=rule.rewrite,
+        applicability=verdict.applicability,
+        decline_reason=verdict.reason,
+        gb_id=rule.gb_id,
+        note=site.note,
+        fix_title=verdict.title,
+        site=site,
+    )
+
+
+def fix_edits(finding: Finding, text: str, symbols: Symbols, lines) -> Optional[list[TextEdit]]:
+    site: Site = finding.site
+    if site is None or not finding.fixable:
+        return None
+    mod = BY_CODE[site.code]
+    ctx = Context(text, symbols)
+
+    def span_of(node, start=None, end=None) -> Span:
+        if start is None and end is None:
+            return lines.span(node)
+        sl, sc = start
+        el, ec = end
+        if ec is None:
+            ec = len(lines.lines[el - 1].rstrip("\r\n"))
+        return Span(Pos(sl, sc), Pos(el, ec))
+
+    return mod.fix(site, ctx, _env(site, symbols), span_of)
+
+
+def examples(code: str) -> list[Example]:
+    mod = BY_CODE.get(code)
+    if mod is None:
+        return []
+    return [e for e in mod.EXAMPLES if code in e.codes or (not e.codes and code == mod.CODES[0])]
+
+
+def rule_doc(code: str) -> Optional[str]:
+    """Markdown: what the rule finds, why Dynamo breaks, the rewrite and its legality, examples."""
+    rule = CATALOGUE.get(code)
+    if rule is None:
+        return None
+    mod = BY_CODE.get(code)
+    out = [f"# {code} {rule.name}", "", rule.summary, ""]
+    if rule.gb_id:
+        out += [f"Dynamo graph-break id: {rule.gb_id} "
+                f"(https://meta-pytorch.github.io/compile-graph-break-site/gb/{rule.gb_id.lower()}.html)", ""]
+    if mod is not None and mod.__doc__:
+        out += [mod.__doc__.strip(), ""]
+    for ex in (mod.EXAMPLES if mod else []):
+        if code not in ex.codes and ex.codes:
+            continue
+        out += [f"## {ex.name}", "", "```python", ex.source.rstrip(), "```", ""]
+        if ex.fixed is not None:
+            out += ["Mended" + (" (unsafe fix)" if ex.unsafe else "") + ":", "", "```python",
+                    ex.fixed.replace("@@HELPERS@@\n", "# ... graphmend runtime helpers ...\n").rstrip(),
+                    "```", ""]
+    return "\n".join(out)
+
+
+_ = Applicability

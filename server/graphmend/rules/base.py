@@ -1,0 +1,84 @@
+"""What every rule module shares: the judgement it returns, examples, source helpers."""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass, field
+from typing import Optional
+
+from graphmend.analysis.detect import Site
+from graphmend.analysis.symbols import Symbols
+from graphmend.findings import Applicability
+
+
+@dataclass
+class Verdict:
+    """A rule's judgement of one site: can it be mended, how safely, and if not, why."""
+
+    applicability: Applicability
+    title: Optional[str] = None
+    reason: Optional[str] = None  # why declined, or why only unsafe
+
+    @staticmethod
+    def decline(reason: str) -> "Verdict":
+        return Verdict(Applicability.NONE, None, reason)
+
+
+@dataclass
+class Example:
+    """A documented, tested example: `source` is flagged (codes) and mended to `fixed`
+    (None: the mend declines); `unsafe` says the fix needs --unsafe-fixes."""
+
+    name: str
+    source: str
+    codes: list[str] = field(default_factory=list)
+    fixed: Optional[str] = None
+    unsafe: bool = False
+
+
+@dataclass
+class Context:
+    text: str
+    symbols: Symbols
+
+    def src(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.text, node) or ast.unparse(node)
+
+    def torch_name(self) -> Optional[str]:
+        for local, target in self.symbols.imports.items():
+            if target == "torch":
+                return local
+        return None
+
+    def indent_of(self, node: ast.AST) -> str:
+        line = self.text.splitlines()[node.lineno - 1]
+        return line[: len(line) - len(line.lstrip())]
+
+    def comments_in(self, node: ast.AST) -> list[str]:
+        """Comments written inside the lines of `node` (kept above a rewritten statement)."""
+        lines = self.text.splitlines(keepends=True)[node.lineno - 1: node.end_lineno]
+        out = []
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO("".join(lines)).readline):
+                if tok.type == tokenize.COMMENT:
+                    out.append(tok.string)
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            pass
+        return out
+
+
+def uses_after(site: Site, names: set[str]) -> set[str]:
+    """Which of `names` are read in the function after the site's statement."""
+    end = site.node.end_lineno or site.node.lineno
+    out = set()
+    for n in ast.walk(site.func.node):
+        if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) \
+                and n.lineno > end:
+            out.add(n.id)
+    return out
+
+
+def defined_before(site: Site, name: str) -> bool:
+    return name in site.kinds

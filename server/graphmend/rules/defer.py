@@ -1,0 +1,190 @@
+"""[Defer] GM101 print / GM102 logging / GM103 warnings.warn inside compiled code.
+
+The call is routed through a helper of the file's runtime block (`rewrite/runtime.py`): in
+eager mode the helper makes exactly the original call; under torch.compile it emits the
+message from an ORDERED effectful custom op, so the graph does not break and the message is
+kept, in program order, at any call depth, with tensor values as they were at the call.
+
+Legality: the call's arguments must be expressible to the op. Declined: logger calls with
+`exc_info`/`stack_info`/`extra` (the record would differ), `%`-style arguments that are tensors,
+print to a file other than stdout/stderr. f-string fields that are tensors become
+`str.format` placeholders filled at emission time.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from graphmend.analysis.dataflow import Kind
+from graphmend.analysis.detect import Site
+from graphmend.findings import Applicability, TextEdit
+from graphmend.rules.base import Context, Example, Verdict
+
+CODES = ("GM101", "GM102", "GM103")
+HELPER_FOR = {"GM101": "_graphmend_print", "GM102": "_graphmend_log", "GM103": "_graphmend_warn"}
+LOG_KW_DECLINED = ("exc_info", "stack_info", "extra")
+
+
+def message(site: Site) -> str:
+    what = {"GM101": "print()", "GM102": site.detail, "GM103": "warnings.warn()"}[site.code]
+    return f"{what} inside compiled code breaks the graph"
+
+
+def _tensor_fields(site: Site, env, s: ast.JoinedStr) -> list[ast.FormattedValue]:
+    return [v for v in s.values if isinstance(v, ast.FormattedValue) and env.kind(v.value) is Kind.TENSOR]
+
+
+def judge(site: Site, ctx: Context, env) -> Verdict:
+    call: ast.Call = site.node
+    kws = {k.arg for k in call.keywords}
+    if site.code == "GM101":
+        f = next((k.value for k in call.keywords if k.arg == "file"), None)
+        if f is not None and not (isinstance(f, ast.Constant) and f.value is None) \
+                and ctx.symbols.qualify(f) not in ("sys.stdout", "sys.stderr"):
+            return Verdict.decline("print() writes to a file other than stdout/stderr; only those are deferred")
+    if site.code == "GM102":
+        bad = kws & set(LOG_KW_DECLINED)
+        if bad:
+            return Verdict.decline(f"the logger call passes {', '.join(sorted(bad))}, which a deferred "
+                                   "record cannot reproduce")
+        rest = call.args[2:] if site.detail.endswith(".log()") else call.args[1:]
+        if any(env.kind(a) is Kind.TENSOR for a in rest):
+            return Verdict.decline("a %-style argument is a tensor; its text exists only at run time "
+                                   "(write it as an f-string field to have it deferred)")
+    if None in kws:
+        return Verdict.decline("the call unpacks **kwargs, which cannot be checked statically")
+    for a in call.args:
+        if isinstance(a, ast.JoinedStr):
+            for v in _tensor_fields(site, env, a):
+                if v.format_spec is not None and any(
+                        isinstance(x, ast.FormattedValue) for x in v.format_spec.values):
+                    return Verdict.decline("a tensor f-string field has a computed format spec")
+    title = {"GM101": "Defer print() into the graph",
+             "GM102": f"Defer {site.detail} into the graph",
+             "GM103": "Defer warnings.warn() into the graph"}[site.code]
+    return Verdict(Applicability.SAFE, title)
+
+
+def _fstring_with_placeholders(ctx: Context, s: ast.JoinedStr, tensor_fields, start: int) -> str:
+    """Rebuild an f-string, turning tensor fields into literal `{N:spec}` placeholders."""
+    out = []
+    quote = '"'
+    src = ctx.src(s)
+    prefix = src[: src.index(src.lstrip("rRbBuUfF")[0])]
+    body_q = src[len(prefix):]
+    if body_q.startswith(('"""', "'''")):
+        quote = body_q[:3]
+    else:
+        quote = body_q[0]
+    n = start
+    for v in s.values:
+        if isinstance(v, ast.Constant):
+            out.append(_escape(v.value, quote))
+        elif v in tensor_fields:
+            conv = {-1: "", 115: "!s", 114: "!r", 97: "!a"}[v.conversion]
+            spec = ""
+            if v.format_spec is not None:
+                spec = ":" + "".join(x.value for x in v.format_spec.values if isinstance(x, ast.Constant))
+            out.append("{{" + f"{n}{conv}{spec}" + "}}")
+            n += 1
+        else:
+            out.append("{" + _field_src(ctx, v) + "}")
+    raw = "r" if "r" in prefix.lower() else ""
+    return f"{raw}f{quote}{''.join(out)}{quote}"
+
+
+def _escape(s: str, quote: str) -> str:
+    s = s.replace("\\", "\\\\").replace("{", "{{").replace("}", "}}")
+    s = s.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    if len(quote) == 1:
+        s = s.replace(quote, "\\" + quote)
+    return s
+
+
+def _field_src(ctx: Context, v: ast.FormattedValue) -> str:
+    expr = ctx.src(v.value)
+    conv = {-1: "", 115: "!s", 114: "!r", 97: "!a"}[v.conversion]
+    spec = ""
+    if v.format_spec is not None:
+        parts = []
+        for x in v.format_spec.values:
+            parts.append(x.value if isinstance(x, ast.Constant) else "{" + _field_src(ctx, x) + "}")
+        spec = ":" + "".join(parts)
+    if expr.startswith("{"):
+        expr = " " + expr
+    return f"{expr}{conv}{spec}"
+
+
+def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
+    call: ast.Call = site.node
+    helper = HELPER_FOR[site.code]
+    args: list[str] = []
+    values: list[str] = []
+    if site.code == "GM102":
+        func: ast.Attribute = call.func
+        args += [ctx.src(func.value), repr(func.attr)]
+    for a in call.args:
+        if isinstance(a, ast.JoinedStr) and _tensor_fields(site, env, a):
+            fields = _tensor_fields(site, env, a)
+            args.append(_fstring_with_placeholders(ctx, a, fields, len(values)))
+            values += [ctx.src(v.value) for v in fields]
+        else:
+            args.append(ctx.src(a))
+    for k in call.keywords:
+        args.append(f"{k.arg}={ctx.src(k.value)}")
+    if values:
+        args.append("_gm_values=(" + ", ".join(values) + ("," if len(values) == 1 else "") + ")")
+    new = f"{helper}({', '.join(args)})"
+    return [TextEdit(span_of(call), new)]
+
+
+EXAMPLES = [
+    Example(
+        "print in a compiled function",
+        "import torch\n\n@torch.compile\ndef f(x):\n    print('scaling', x.shape)\n    return x * 2\n",
+        ["GM101"],
+        "import torch\n@@HELPERS@@\n\n@torch.compile\ndef f(x):\n    _graphmend_print('scaling', x.shape)\n"
+        "    return x * 2\n"),
+    Example(
+        "transformers-style warning_once in a submodule forward",
+        "import torch\nfrom torch import nn\nfrom transformers.utils import logging\n\n"
+        "logger = logging.get_logger(__name__)\n\n"
+        "class Block(nn.Module):\n    def forward(self, x, use_cache=True):\n        if use_cache:\n"
+        "            logger.warning_once(\"`use_cache=True` is deprecated\")\n        return x + 1\n",
+        ["GM102"],
+        "import torch\nfrom torch import nn\nfrom transformers.utils import logging\n@@HELPERS@@\n\n"
+        "logger = logging.get_logger(__name__)\n\n"
+        "class Block(nn.Module):\n    def forward(self, x, use_cache=True):\n        if use_cache:\n"
+        "            _graphmend_log(logger, 'warning_once', \"`use_cache=True` is deprecated\")\n"
+        "        return x + 1\n"),
+    Example(
+        "a tensor value in an f-string is formatted when the graph runs",
+        "import logging\nimport torch\n\nlogger = logging.getLogger(__name__)\n\n"
+        "@torch.compile\ndef f(x):\n    s = x.sum()\n    logger.info(f\"sum={s:.3f} n={x.shape[0]}\")\n"
+        "    return s\n",
+        ["GM102"],
+        "import logging\nimport torch\n@@HELPERS@@\n\nlogger = logging.getLogger(__name__)\n\n"
+        "@torch.compile\ndef f(x):\n    s = x.sum()\n"
+        "    _graphmend_log(logger, 'info', f\"sum={{0:.3f}} n={x.shape[0]}\", _gm_values=(s,))\n"
+        "    return s\n"),
+    Example(
+        "warnings.warn in a helper the compiled function calls",
+        "import warnings\nimport torch\n\ndef helper(x):\n    warnings.warn('slow path', UserWarning)\n"
+        "    return x - 1\n\n@torch.compile\ndef f(x):\n    return helper(x)\n",
+        ["GM103"],
+        "import warnings\nimport torch\n@@HELPERS@@\n\ndef helper(x):\n"
+        "    _graphmend_warn('slow path', UserWarning)\n    return x - 1\n\n"
+        "@torch.compile\ndef f(x):\n    return helper(x)\n"),
+    Example(
+        "exc_info cannot be deferred",
+        "import logging\nimport torch\n\nlogger = logging.getLogger(__name__)\n\n@torch.compile\ndef f(x):\n"
+        "    logger.warning('odd input', exc_info=True)\n    return x\n",
+        ["GM102"], None),
+    Example(
+        "not flagged: outside compiled code, and under `if not is_compiling()`",
+        "import torch\n\ndef report(x):\n    print(x)\n\n@torch.compile\ndef f(x):\n"
+        "    if not torch.compiler.is_compiling():\n        print('eager only')\n    return x\n",
+        [], None),
+]
+

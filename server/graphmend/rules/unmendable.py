@@ -1,0 +1,49 @@
+"""GM401 tensor-to-Python, GM402 data-dependent shapes, GM403 untraceable calls: reported with
+Dynamo's own explanation, never mended (no rewrite keeps the meaning in general).
+
+Dynamo can capture some of these with settings instead of a rewrite:
+`torch._dynamo.config.capture_scalar_outputs = True` (GM401) and
+`torch._dynamo.config.capture_dynamic_output_shape_ops = True` (GM402); both change what the
+whole program traces, so GraphMend suggests them and does not apply them.
+"""
+
+from __future__ import annotations
+
+from graphmend.analysis.detect import Site
+from graphmend.rules.base import Example, Verdict
+
+CODES = ("GM401", "GM402", "GM403")
+HINTS = {
+    "GM401": "keep the value a tensor (use tensor ops instead of Python numbers), or set "
+             "torch._dynamo.config.capture_scalar_outputs = True",
+    "GM402": "use a fixed-shape formulation (torch.where with three arguments, masked ops), or set "
+             "torch._dynamo.config.capture_dynamic_output_shape_ops = True",
+    "GM403": "move the call outside the compiled region, or wrap it in a function decorated with "
+             "torch.compiler.disable (that still breaks, but explicitly)",
+}
+
+
+def message(site: Site) -> str:
+    if site.code == "GM401":
+        return f"{site.detail} reads a tensor's value into Python and breaks the graph"
+    if site.code == "GM402":
+        return f"{site.detail} has an output shape that depends on tensor values and breaks the graph"
+    return f"{site.detail} cannot be traced by Dynamo and breaks the graph"
+
+
+def judge(site: Site, ctx, env) -> Verdict:
+    return Verdict.decline("no rewrite keeps the meaning; " + HINTS[site.code])
+
+
+EXAMPLES = [
+    Example("`.item()` on a tensor", "import torch\n\n@torch.compile\ndef f(x):\n    n = x.sum().item()\n"
+            "    return x / n\n", ["GM401"], None),
+    Example("nonzero has a data-dependent shape", "import torch\n\n@torch.compile\ndef f(x):\n"
+            "    idx = torch.nonzero(x > 0)\n    return idx\n", ["GM402"], None),
+    Example("boolean-mask indexing", "import torch\n\n@torch.compile\ndef f(x):\n    return x[x > 0]\n",
+            ["GM402"], None),
+    Example("time.time() in compiled code", "import time\nimport torch\n\n@torch.compile\ndef f(x):\n"
+            "    t0 = time.time()\n    return x + t0\n", ["GM403"], None),
+    Example("not flagged: `.item()` outside compiled code", "import torch\n\ndef f(x):\n"
+            "    return x.sum().item()\n", [], None),
+]

@@ -1,0 +1,365 @@
+"""[Where] GM201: `if`/`else` (or `a if c else b`) on a tensor's value becomes `torch.where`.
+
+Mended forms:
+  if c: x = A            ->  x = torch.where(c, A, x)
+  if c: x = A; else: x = B -> x = torch.where(c, A, B)      (several names: one where each)
+  if c: return A; else/next: return B  ->  return torch.where(c, A, B)
+  a if c else b          ->  torch.where(c, a, b)
+A static `and` prefix stays a Python `if`; static temporaries a branch computes only for its
+own use (`clamp_value = torch.finfo(h.dtype).max - 1000`) are computed before the where.
+
+Legality (else the mend declines and says why):
+  * the condition is a single-element tensor (a reduction, or a comparison of such), so the
+    where does not broadcast where Python would have raised "ambiguous truth value";
+  * both sides are tensors, cheap, free of side effects and safe to evaluate on the path not
+    taken (pure torch functions and non in-place tensor methods; no module calls, no
+    indexing by tensor values); a side that may only run under its predicate needs torch.cond,
+    which this version does not emit;
+  * SAFE only when both sides provably have the same dtype and shape (one side is the other
+    passed through a dtype- and shape-preserving op); otherwise the fix is UNSAFE, because
+    torch.where broadcasts and promotes where the original did not.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from graphmend.analysis.dataflow import Kind
+from graphmend.analysis.detect import Site
+from graphmend.findings import Applicability, TextEdit
+from graphmend.rules.base import Context, Example, Verdict, uses_after
+
+CODES = ("GM201",)
+REDUCTIONS = frozenset({"any", "all", "sum", "mean", "max", "min", "prod", "amax", "amin", "norm",
+                        "std", "var", "median", "count_nonzero", "equal"})
+PURE_TORCH = frozenset({
+    "where", "clamp", "clip", "abs", "neg", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu",
+    "maximum", "minimum", "finfo", "iinfo", "zeros_like", "ones_like", "full_like", "isinf", "isnan",
+    "isfinite", "any", "all", "sum", "mean", "max", "min", "nan_to_num", "masked_fill", "to", "float",
+    "half", "bfloat16", "long", "int", "bool", "type_as", "add", "sub", "mul", "div", "pow", "sign",
+    "floor", "ceil", "round", "logical_and", "logical_or", "logical_not", "softmax", "gelu", "silu",
+    "tensor", "full", "zeros", "ones", "cat", "stack", "view", "reshape", "transpose", "permute",
+    "unsqueeze", "squeeze", "expand", "expand_as", "contiguous", "clone", "detach", "matmul",
+    "new_zeros", "new_ones", "new_full", "amax", "amin", "exp2", "log1p", "expm1", "reciprocal",
+})
+# f(v, <static>...) keeps v's dtype and shape when v is floating point
+FLOAT_PRESERVING = frozenset({"clamp", "clip", "nan_to_num", "clamp_min", "clamp_max", "abs", "neg",
+                              "relu", "tanh", "sigmoid", "exp", "sqrt", "rsqrt", "gelu", "silu"})
+ALWAYS_PRESERVING = frozenset({"masked_fill", "clone", "detach", "contiguous", "type_as"})
+
+
+def message(site: Site) -> str:
+    return "data-dependent branch on a tensor value breaks the graph"
+
+
+class _Plan:
+    def __init__(self):
+        self.hoisted: list[ast.stmt] = []
+        self.assigns: list[tuple[str, ast.expr, ast.expr]] = []  # name, true value, false value
+        self.ret: Optional[tuple[ast.expr, ast.expr]] = None
+        self.remove_next: Optional[ast.stmt] = None  # the `return B` after an else-less if
+        self.expr: Optional[tuple[ast.expr, ast.expr]] = None
+
+
+def _next_stmt(site: Site) -> Optional[ast.stmt]:
+    for parent in ast.walk(site.func.node):
+        for field in ("body", "orelse", "finalbody"):
+            seq = getattr(parent, field, None)
+            if isinstance(seq, list) and site.node in seq:
+                i = seq.index(site.node)
+                return seq[i + 1] if i + 1 < len(seq) else None
+    return None
+
+
+def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
+    node = site.node
+    plan = _Plan()
+    if isinstance(node, ast.IfExp):
+        plan.expr = (node.body, node.orelse)
+        return plan, None
+    if isinstance(node, ast.While):
+        return None, "a loop condition cannot become dataflow"
+    if not isinstance(node, ast.If):
+        return None, "not an if statement"
+    if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+        return None, "elif chains are not mended yet"
+    body, orelse = node.body, node.orelse
+    if len(body) == 1 and isinstance(body[0], ast.Return):
+        if orelse:
+            if len(orelse) == 1 and isinstance(orelse[0], ast.Return):
+                plan.ret = (body[0].value, orelse[0].value)
+                return plan, None
+            return None, "one branch returns and the other does not"
+        nxt = _next_stmt(site)
+        if isinstance(nxt, ast.Return):
+            plan.ret = (body[0].value, nxt.value)
+            plan.remove_next = nxt
+            return plan, None
+        return None, "the branch returns early; the code after it would need torch.cond"
+    true_vals: dict[str, ast.expr] = {}
+    false_vals: dict[str, ast.expr] = {}
+    temps: set[str] = set()
+    for branch, vals in ((body, true_vals), (orelse, false_vals)):
+        for s in branch:
+            if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+                what = type(s).__name__.lower()
+                return None, (f"the branch contains a `{what}` statement; only assignments to local names "
+                              "become torch.where")
+            name = s.targets[0].id
+            if any(isinstance(n, ast.Name) and (n.id in vals) for n in ast.walk(s.value)):
+                return None, f"`{name}` uses a value assigned earlier in the same branch"
+            if env.kind(s.value) is Kind.STATIC and name not in site.kinds:
+                temps.add(name)
+                env.kinds[name] = Kind.STATIC
+                plan.hoisted.append(s)
+                continue
+            vals[name] = s.value
+    if temps & (set(true_vals) | set(false_vals)):
+        return None, "a temporary is also assigned a tensor"
+    used = uses_after(site, temps)
+    if used:
+        return None, f"{', '.join(sorted(used))} is used after the if; computing it on both paths would be visible"
+    hoisted_names = {s.targets[0].id for s in plan.hoisted}
+    if len(hoisted_names) != len(plan.hoisted):
+        return None, "a temporary is assigned twice"
+    for name in sorted(set(true_vals) | set(false_vals)):
+        if name not in site.kinds and (name not in true_vals or name not in false_vals):
+            return None, f"`{name}` is not defined before the if, so the untaken path has no value for it"
+        t = true_vals.get(name, ast.Name(name, ast.Load()))
+        f = false_vals.get(name, ast.Name(name, ast.Load()))
+        plan.assigns.append((name, t, f))
+    if not plan.assigns:
+        return None, "the branch assigns no tensor"
+    return plan, None
+
+
+def _side_ok(e: ast.expr, site: Site, ctx: Context, env) -> Optional[str]:
+    """None if `e` is cheap, pure and safe to evaluate on the path not taken; else why not."""
+    for n in ast.walk(e):
+        if isinstance(n, ast.Call):
+            q = ctx.symbols.qualify(n.func) or ""
+            attr = n.func.attr if isinstance(n.func, ast.Attribute) else None
+            if q.startswith("torch.") and q.split(".")[-1] in PURE_TORCH:
+                continue
+            if attr in PURE_TORCH and env.kind(n.func.value) is Kind.TENSOR:
+                continue
+            if q.startswith("torch.") and q.split(".")[-1] in ("finfo", "iinfo"):
+                continue
+            return f"`{ast.unparse(n.func)}(...)` may not be safe or cheap to run on the path not taken"
+        if isinstance(n, ast.Subscript) and env.kind(n.slice) is Kind.TENSOR:
+            return "indexing by a tensor may fail on the path not taken"
+        if isinstance(n, (ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+            return f"a `{type(n).__name__}` expression cannot be evaluated on both paths"
+    return None
+
+
+def _is_single_element(e: ast.expr, site: Site, ctx: Context, env, depth: int = 0) -> bool:
+    if depth > 6:
+        return False
+    if env.kind(e) is Kind.STATIC or isinstance(e, ast.Constant):
+        return True
+    if isinstance(e, ast.UnaryOp):
+        return _is_single_element(e.operand, site, ctx, env, depth + 1)
+    if isinstance(e, ast.BoolOp):
+        return all(_is_single_element(v, site, ctx, env, depth + 1) for v in e.values)
+    if isinstance(e, ast.Compare):
+        return all(_is_single_element(v, site, ctx, env, depth + 1) for v in [e.left, *e.comparators])
+    if isinstance(e, ast.BinOp):
+        return all(_is_single_element(v, site, ctx, env, depth + 1) for v in (e.left, e.right))
+    if isinstance(e, ast.Call):
+        name = e.func.attr if isinstance(e.func, ast.Attribute) else getattr(e.func, "id", "")
+        q = ctx.symbols.qualify(e.func) or ""
+        no_dim = not any(k.arg in ("dim", "axis") for k in e.keywords)
+        if q.startswith("torch.") and name in REDUCTIONS:
+            return len(e.args) == 1 and no_dim
+        if isinstance(e.func, ast.Attribute) and name in REDUCTIONS and env.kind(e.func.value) is Kind.TENSOR:
+            return not e.args and no_dim
+        return False
+    if isinstance(e, ast.Name):
+        last = None
+        for n in ast.walk(site.func.node):
+            if isinstance(n, ast.Assign) and n.lineno < site.node.lineno and any(
+                    isinstance(t, ast.Name) and t.id == e.id for t in n.targets):
+                if last is None or n.lineno > last.lineno:
+                    last = n
+        return last is not None and _is_single_element(last.value, site, ctx, env, depth + 1)
+    return False
+
+
+def _preserves(e: ast.expr, base: str, ctx: Context, env, float_known: bool) -> bool:
+    """`e` has the same dtype and shape as the tensor named `base`."""
+    if isinstance(e, ast.Name):
+        return e.id == base
+    if isinstance(e, ast.Call):
+        name = e.func.attr if isinstance(e.func, ast.Attribute) else ""
+        q = ctx.symbols.qualify(e.func) or ""
+        statics = lambda args: all(env.kind(a) is Kind.STATIC for a in args)  # noqa: E731
+        kwvals = [k.value for k in e.keywords]
+        if q.startswith("torch.") and e.args:
+            fname = q.split(".")[-1]
+            first, rest = e.args[0], e.args[1:]
+            if fname in FLOAT_PRESERVING and float_known and statics(rest + kwvals):
+                return _preserves(first, base, ctx, env, float_known)
+        elif isinstance(e.func, ast.Attribute):
+            if name in FLOAT_PRESERVING and float_known and statics(e.args + kwvals):
+                return _preserves(e.func.value, base, ctx, env, float_known)
+            if name in ALWAYS_PRESERVING and name != "masked_fill":
+                return _preserves(e.func.value, base, ctx, env, float_known)
+            if name == "masked_fill" and len(e.args) == 2 and env.kind(e.args[1]) is Kind.STATIC:
+                return _preserves(e.func.value, base, ctx, env, float_known)
+    return False
+
+
+def _float_known(site: Site, base: str, ctx: Context) -> bool:
+    for t in site.static_test:
+        src = ast.unparse(t)
+        if f"{base}.dtype" in src and any(d in src for d in ("float16", "float32", "bfloat16", "float64", "half")):
+            return True
+        if f"{base}.is_floating_point()" in src:
+            return True
+    return False
+
+
+def judge(site: Site, ctx: Context, env) -> Verdict:
+    torch_name = ctx.torch_name()
+    if torch_name is None:
+        return Verdict.decline("`torch` is not imported under that name in this file")
+    plan, why = _plan(site, env)
+    if plan is None:
+        return Verdict.decline(why)
+    if not _is_single_element(site.test, site, ctx, env):
+        return Verdict.decline("the condition may hold several elements; Python raises on that, "
+                               "torch.where would broadcast instead")
+    if env.kind(site.test) is not Kind.TENSOR or _has_python_bool(site.test, ctx):
+        return Verdict.decline("the condition is a Python bool read from tensors (torch.equal/allclose)")
+    pairs = plan.assigns and [(t, f) for _, t, f in plan.assigns] or [plan.ret or plan.expr]
+    for t, f in pairs:
+        for side in (t, f):
+            if side is None or env.kind(side) is not Kind.TENSOR:
+                what = "None" if side is None or (isinstance(side, ast.Constant) and side.value is None) \
+                    else "not provably a tensor"
+                return Verdict.decline(f"a branch value is {what}; torch.where needs tensors on both sides")
+            why = _side_ok(side, site, ctx, env)
+            if why:
+                return Verdict.decline(why + " (that needs torch.cond, not emitted by this version)")
+    same = True
+    for name_t_f in (plan.assigns or [(None, *pairs[0])]):
+        _, t, f = name_t_f
+        base = t.id if isinstance(t, ast.Name) else (f.id if isinstance(f, ast.Name) else None)
+        if base is None:
+            same = False
+            break
+        fk = _float_known(site, base, ctx)
+        if not (_preserves(t, base, ctx, env, fk) and _preserves(f, base, ctx, env, fk)):
+            same = False
+    if same:
+        return Verdict(Applicability.SAFE, "Rewrite the branch as torch.where")
+    return Verdict(Applicability.UNSAFE, "Rewrite the branch as torch.where",
+                   "cannot prove both branches have the same dtype and shape; torch.where broadcasts "
+                   "and promotes where the original did not")
+
+
+def _has_python_bool(e: ast.expr, ctx: Context) -> bool:
+    for n in ast.walk(e):
+        if isinstance(n, ast.Call):
+            q = ctx.symbols.qualify(n.func) or ""
+            if q in ("torch.equal", "torch.allclose", "torch.is_nonzero"):
+                return True
+    return False
+
+
+def cond_src(e: ast.expr, ctx: Context, torch_name: str) -> str:
+    """A tensor condition as a tensor expression: `and/or/not` become logical_* calls."""
+    if isinstance(e, ast.BoolOp):
+        fn = "logical_and" if isinstance(e.op, ast.And) else "logical_or"
+        vals = [cond_src(v, ctx, torch_name) for v in e.values]
+        out = vals[0]
+        for v in vals[1:]:
+            out = f"{torch_name}.{fn}({out}, {v})"
+        return out
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        return f"{torch_name}.logical_not({cond_src(e.operand, ctx, torch_name)})"
+    s = ctx.src(e)
+    return s
+
+
+def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
+    plan, _ = _plan(site, env)
+    torch_name = ctx.torch_name()
+    c = cond_src(site.test, ctx, torch_name)
+    node = site.node
+    if plan.expr is not None:
+        t, f = plan.expr
+        return [TextEdit(span_of(node), f"{torch_name}.where({c}, {ctx.src(t)}, {ctx.src(f)})")]
+    ind = ctx.indent_of(node)
+    inner = ind + ("    " if site.static_test else "")
+    lines = [f"{ind}{cm}" for cm in ctx.comments_in(node)]
+    if site.static_test:
+        lines.append(f"{ind}if {' and '.join(ctx.src(t) for t in site.static_test)}:")
+    for s in plan.hoisted:
+        lines.append(f"{inner}{ctx.src(s)}")
+    if plan.ret is not None:
+        t, f = plan.ret
+        lines.append(f"{inner}return {torch_name}.where({c}, {ctx.src(t)}, {ctx.src(f)})")
+        if site.static_test and plan.remove_next is None:
+            pass
+        elif site.static_test:
+            # `if S and c: return A` then `return B`: S false must still return B
+            lines.append(f"{ind}return {ctx.src(plan.ret[1])}")
+    else:
+        for name, t, f in plan.assigns:
+            lines.append(f"{inner}{name} = {torch_name}.where({c}, {ctx.src(t)}, {ctx.src(f)})")
+        if site.static_test and node.orelse:
+            # `if S and c: X else: Y` -- when S is false the else branch ran: keep it
+            lines.append(f"{ind}else:")
+            for s in node.orelse:
+                lines.append(f"{inner}{ctx.src(s)}")
+    end_node = plan.remove_next if (plan.remove_next is not None and not site.static_test) else node
+    if plan.remove_next is not None and site.static_test:
+        end_node = plan.remove_next
+    return [TextEdit(span_of(node, (node.lineno, 0), (end_node.end_lineno, None)), "\n".join(lines))]
+
+
+EXAMPLES = [
+    Example(
+        "the fp16 overflow clamp of BART-style models",
+        "import torch\nfrom torch import nn\n\nclass Layer(nn.Module):\n    def forward(self, hidden_states):\n"
+        "        hidden_states = hidden_states * 2\n"
+        "        if hidden_states.dtype == torch.float16 and (\n"
+        "            torch.isinf(hidden_states).any() or torch.isnan(hidden_states).any()\n        ):\n"
+        "            clamp_value = torch.finfo(hidden_states.dtype).max - 1000\n"
+        "            hidden_states = torch.clamp(hidden_states, min=-clamp_value, max=clamp_value)\n"
+        "        return hidden_states\n",
+        ["GM201"],
+        "import torch\nfrom torch import nn\n\nclass Layer(nn.Module):\n    def forward(self, hidden_states):\n"
+        "        hidden_states = hidden_states * 2\n"
+        "        if hidden_states.dtype == torch.float16:\n"
+        "            clamp_value = torch.finfo(hidden_states.dtype).max - 1000\n"
+        "            hidden_states = torch.where(torch.logical_or(torch.isinf(hidden_states).any(), "
+        "torch.isnan(hidden_states).any()), torch.clamp(hidden_states, min=-clamp_value, max=clamp_value), "
+        "hidden_states)\n"
+        "        return hidden_states\n"),
+    Example(
+        "if/else assigning the same name: unsafe, shapes not proven equal",
+        "import torch\n\n@torch.compile\ndef f(x, y: torch.Tensor):\n    if x.sum() > 0:\n        z = x * 2\n    else:\n"
+        "        z = y - 1\n    return z\n",
+        ["GM201"],
+        "import torch\n\n@torch.compile\ndef f(x, y: torch.Tensor):\n    z = torch.where(x.sum() > 0, x * 2, y - 1)\n    return z\n",
+        unsafe=True),
+    Example(
+        "declined: the condition may have several elements",
+        "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    if x > 0:\n        x = x + 1\n    return x\n",
+        ["GM201"], None),
+    Example(
+        "declined: a branch calls a submodule (needs torch.cond)",
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.proj = nn.Linear(4, 4)\n\n    def forward(self, x):\n"
+        "        if x.abs().max() > 1:\n            x = self.proj(x)\n        return x\n",
+        ["GM201"], None),
+    Example(
+        "not flagged: conditions Dynamo decides while tracing",
+        "import torch\n\n@torch.compile\ndef f(x, mask=None):\n    if mask is not None and x.shape[0] > 1:\n"
+        "        x = x * mask\n    if x.dtype == torch.float16:\n        x = x.float()\n    return x\n",
+        [], None),
+]
