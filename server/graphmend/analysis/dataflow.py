@@ -47,8 +47,13 @@ TENSOR_EVIDENCE = frozenset({
     "split", "chunk", "unbind", "index_select", "gather", "scatter", "masked_select", "nonzero",
     "numel", "size", "dim", "item", "tolist", "abs", "pow", "exp", "log", "sqrt", "rsqrt",
     "tril", "triu", "roll", "flip", "add_", "mul_", "copy_", "fill_", "zero_", "sigmoid", "tanh",
+    "max", "min", "argmin", "amax", "amin", "norm", "std", "var", "prod", "relu", "neg", "isfinite",
+    "masked_scatter", "bmm", "mm", "baddbmm", "layer_norm", "cpu", "cuda",
 })
 
+PURE_BUILTINS = frozenset({"tuple", "list", "dict", "set", "frozenset", "sorted", "min", "max", "abs",
+                           "round", "sum", "any", "all", "zip", "enumerate", "reversed", "divmod",
+                           "pow", "format", "ord", "chr", "hash"})
 TORCH_MODULES = ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft")
 # torch functions whose result is not a tensor (known at trace time).
 TORCH_STATIC_FUNCS = frozenset({
@@ -85,19 +90,6 @@ def annotation_kind(ann: Optional[ast.expr]) -> Optional[Kind]:
     return None
 
 
-def _tensor_evidence(fn: ast.AST) -> set[str]:
-    """Names on which a tensor-only method is called, or that are passed to torch.* first."""
-    names: set[str] = set()
-    for node in ast.walk(fn):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.attr in TENSOR_EVIDENCE):
-            names.add(node.func.value.id)
-        elif isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype", "device", "ndim") \
-                and isinstance(node.value, ast.Name):
-            names.add(node.value.id)
-    return names
-
-
 class Env:
     """Kinds of the local names of one function, as the pass reaches each statement."""
 
@@ -108,7 +100,7 @@ class Env:
         self.kinds: dict[str, Kind] = {}
         self.locals: set[str] = set()
         args = fi.node.args
-        evidence = _tensor_evidence(fi.node)
+        evidence = fi.evidence
         all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         for a in all_args:
             k = annotation_kind(a.annotation)
@@ -127,6 +119,8 @@ class Env:
     def bind(self, target: ast.expr, kind: Kind, value: Optional[ast.expr] = None) -> None:
         if isinstance(target, ast.Name):
             self.locals.add(target.id)
+            if kind is Kind.UNKNOWN and target.id in self.fi.evidence:
+                kind = Kind.TENSOR  # used like a tensor elsewhere in the function (x.view(...))
             self.kinds[target.id] = kind
         elif isinstance(target, (ast.Tuple, ast.List)):
             vals = value.elts if isinstance(value, (ast.Tuple, ast.List)) and \
@@ -213,8 +207,10 @@ class Env:
             return max(self.kind(v) for v in e.values)
         if isinstance(e, ast.IfExp):
             return max(self.kind(e.body), self.kind(e.orelse))
-        if isinstance(e, ast.JoinedStr):
-            return Kind.STATIC
+        if isinstance(e, ast.JoinedStr):  # a string; DATA when it formats tensor values
+            ks = [self.kind(v.value) for v in e.values if isinstance(v, ast.FormattedValue)]
+            worst = max(ks, default=Kind.STATIC)
+            return Kind.DATA if worst >= Kind.DATA else worst
         if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
             ks = [self.kind(x) for x in e.elts]
             return Kind.STATIC if all(k is Kind.STATIC for k in ks) else Kind.UNKNOWN
@@ -243,6 +239,9 @@ class Env:
             if q in ("int", "float", "bool", "complex") and e.args:
                 k = self.kind(e.args[0])
                 return Kind.DATA if k is Kind.TENSOR else k
+            if q in PURE_BUILTINS:
+                args = [self.kind(a) for a in e.args] + [self.kind(k.value) for k in e.keywords]
+                return Kind.STATIC if all(a is Kind.STATIC for a in args) else Kind.UNKNOWN
             if q.split(".")[-1] in COMPILING_TRUE + COMPILING_FALSE:
                 return Kind.STATIC
         if isinstance(func, ast.Attribute):

@@ -8,6 +8,8 @@ joining the call graphs of every file it is given; `analyze_source` does both fo
 from __future__ import annotations
 
 import ast
+import contextlib
+import gc
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -98,8 +100,27 @@ def syntax_error_finding(e: SyntaxError, lines: LineIndex) -> Finding:
     return Finding("GM001", f"Syntax error: {msg}", Span(Pos(line, col), Pos(line, col + 1)))
 
 
+@contextlib.contextmanager
+def _no_gc():
+    """The cyclic GC costs more than half of the time of building ast trees (measured: 4.7 s vs
+    1.2 s to parse 160k lines); trees are freed by reference counting, so pause it meanwhile."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def summarize(text: str, path: str = "<string>", settings: Optional[Settings] = None,
               workspace: Optional[Workspace] = None, module: Optional[str] = None) -> FileSummary:
+    with _no_gc():
+        return _summarize(text, path, settings, workspace, module)
+
+
+def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Optional[Workspace],
+               module: Optional[str]) -> FileSummary:
     from graphmend.rules import judge  # rules build messages and decide fixability
 
     settings = settings or Settings()

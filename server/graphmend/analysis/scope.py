@@ -18,6 +18,8 @@ from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
 from graphmend.analysis.workspace import Workspace
 
 COMPILE_NAMES = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
+# The runtime helper block a mend inserts (rewrite/runtime.py) is ours, not the user's.
+RUNTIME_PREFIXES = ("_graphmend_", "_gm_")
 HOOK_METHODS = frozenset({"register_forward_hook", "register_forward_pre_hook",
                           "register_full_backward_hook", "register_module_forward_hook",
                           "register_module_forward_pre_hook"})
@@ -69,7 +71,7 @@ def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default") -> File
     module_classes = {name for name, ci in sym.classes.items() if ws.class_is_module(sym, ci)}
     for fi in sym.all_functions:
         fs.defined.add(fi.qualname)
-        if is_disabled(fi.node, sym):
+        if is_disabled(fi.node, sym) or fi.qualname.startswith(RUNTIME_PREFIXES):
             fs.disabled.add(fi.qualname)
             continue
         if any(_is_compile(d, sym) for d in fi.node.decorator_list):
@@ -86,16 +88,14 @@ def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default") -> File
 
 def _edges(fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:
     out: set[str] = set()
-    local_defs = {s.name for s in ast.walk(fi.node)
-                  if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s is not fi.node}
+    local_defs = set(fi.nested)
     for d in fi.node.decorator_list:  # a decorator's wrapper runs around the function
         target = d.func if isinstance(d, ast.Call) else d
         out |= _callee(target, fi, sym, ws, mod, local_defs)
-    for node in ast.walk(fi.node):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not fi.node:
-            out.add(f"{mod}:{fi.qualname}.<locals>.{node.name}")  # closures defined here
-        if isinstance(node, ast.Call):
-            out |= _callee(node.func, fi, sym, ws, mod, local_defs)
+    for name in fi.nested:  # closures defined here (called, returned or passed on)
+        out.add(f"{mod}:{fi.qualname}.<locals>.{name}")
+    for node in fi.calls:
+        out |= _callee(node.func, fi, sym, ws, mod, local_defs)
     return out
 
 
@@ -146,15 +146,17 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
 def _compile_calls(sym: Symbols, fs: FileScope, module_classes: set[str]) -> None:
     """`torch.compile(f)`, `torch.compile(Model())`, `m = Model(); torch.compile(m)`, hooks."""
     instances: dict[str, str] = {}
+    calls = [*sym.module_calls, *(c for fi in sym.all_functions for c in fi.calls)]
+    if not any(_is_compile(c.func, sym) or (isinstance(c.func, ast.Attribute) and c.func.attr in HOOK_METHODS)
+               for c in calls):
+        return
     for node in ast.walk(sym.tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
                 and isinstance(node.value.func, ast.Name) and node.value.func.id in sym.classes:
             for t in node.targets:
                 if isinstance(t, ast.Name):
                     instances[t.id] = node.value.func.id
-    for node in ast.walk(sym.tree):
-        if not isinstance(node, ast.Call):
-            continue
+    for node in calls:
         is_compile = _is_compile(node.func, sym) and node.args
         is_hook = isinstance(node.func, ast.Attribute) and node.func.attr in HOOK_METHODS and node.args
         if not (is_compile or is_hook):

@@ -15,6 +15,10 @@ class FunctionInfo:
     node: FuncNode
     qualname: str  # "Class.method", "func", "outer.<locals>.inner"
     cls: Optional["ClassInfo"] = None
+    # Filled by the one traversal of the module (nested definitions excluded):
+    calls: list[ast.Call] = field(default_factory=list)
+    nested: list[str] = field(default_factory=list)  # names of functions defined directly inside
+    evidence: set[str] = field(default_factory=set)  # names used like tensors (x.view(...), x.shape)
 
 
 @dataclass
@@ -56,6 +60,8 @@ class Symbols:
         self.functions: dict[str, FunctionInfo] = {}  # module-level functions by name
         self.all_functions: list[FunctionInfo] = []  # every def, nested and methods included
         self.logger_names: set[str] = set()
+        self._pending_classes: list[ClassInfo] = []
+        self._self_assigns: list[tuple[ClassInfo, str, ast.Call]] = []
         self._collect()
 
     # --- imports -----------------------------------------------------------------------------
@@ -70,7 +76,40 @@ class Symbols:
         return ".".join([*base, *([mod] if mod else [])])
 
     def _collect(self) -> None:
-        for node in ast.walk(self.tree):
+        """One traversal of the whole tree: imports, definitions, and per-function calls."""
+        from graphmend.analysis.dataflow import TENSOR_EVIDENCE  # the one list of tensor methods
+
+        module_calls = self.module_calls = []
+        # stack items: (node, enclosing FunctionInfo or None, class being defined or None, prefix)
+        stack: list = [(n, None, None, "") for n in reversed(self.tree.body)]
+        while stack:
+            node, fi, cls, prefix = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                q = f"{prefix}{node.name}"
+                new = FunctionInfo(node, q, cls)
+                self.all_functions.append(new)
+                if cls is not None and fi is None:
+                    cls.methods.setdefault(node.name, new)
+                elif fi is None and not prefix:
+                    self.functions[node.name] = new
+                if fi is not None:
+                    fi.nested.append(node.name)
+                for d in node.decorator_list:
+                    stack.append((d, fi, None, prefix))
+                args = node.args
+                for dflt in [*args.defaults, *[d for d in args.kw_defaults if d is not None]]:
+                    stack.append((dflt, fi, None, prefix))
+                for child in reversed(node.body):
+                    stack.append((child, new, None, f"{q}.<locals>."))
+                continue
+            if isinstance(node, ast.ClassDef):
+                ci = ClassInfo(node, node.name, [self.qualify(b) or "" for b in node.bases])
+                if fi is None and not prefix:
+                    self.classes[node.name] = ci
+                self._pending_classes.append(ci)
+                for child in reversed(node.body):
+                    stack.append((child, None, ci, f"{prefix}{node.name}."))
+                continue
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.asname:
@@ -83,9 +122,42 @@ class Symbols:
                 for a in node.names:
                     if a.name != "*":
                         self.imports[a.asname or a.name] = f"{src}.{a.name}" if src else a.name
+            elif isinstance(node, ast.Call):
+                (fi.calls if fi is not None else module_calls).append(node)
+                f = node.func
+                if fi is not None and isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
+                        and f.attr in TENSOR_EVIDENCE:
+                    fi.evidence.add(f.value.id)
+            elif isinstance(node, ast.Attribute):
+                if fi is not None and isinstance(node.value, ast.Name) \
+                        and node.attr in ("shape", "dtype", "device", "ndim"):
+                    fi.evidence.add(node.value.id)
+            elif isinstance(node, ast.Assign) and fi is not None and fi.cls is not None \
+                    and isinstance(node.value, ast.Call):
+                for t in node.targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        self._self_assigns.append((fi.cls, t.attr, node.value))
+            for child in reversed(list(ast.iter_child_nodes(node))):
+                stack.append((child, fi, cls if fi is None and isinstance(node, (ast.If, ast.Try, ast.With))
+                              else None, prefix))
         for stmt in self.tree.body:
             self._top_level(stmt)
-        self._walk_defs(self.tree.body, prefix="", cls=None)
+        for ci in self._pending_classes:
+            ci.bases = [self.qualify(b) or "" for b in ci.node.bases]
+        for ci, attr, call in self._self_assigns:
+            q = self.qualify(call.func)
+            if q:
+                ci.attr_ctors.setdefault(attr, q)
+            if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                ci.buffers.add(attr)
+        for fi in self.all_functions:
+            if fi.cls is None:
+                continue
+            for c in fi.calls:
+                f = c.func
+                if isinstance(f, ast.Attribute) and f.attr in ("register_buffer", "register_parameter") \
+                        and c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
+                    fi.cls.buffers.add(c.args[0].value)
 
     def _top_level(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -102,47 +174,6 @@ class Symbols:
         elif isinstance(stmt, (ast.If, ast.Try)):
             for s in getattr(stmt, "body", []) + getattr(stmt, "orelse", []):
                 self._top_level(s)
-
-    def _walk_defs(self, body: list[ast.stmt], prefix: str, cls: Optional[ClassInfo]) -> None:
-        for stmt in body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                q = f"{prefix}{stmt.name}"
-                fi = FunctionInfo(stmt, q, cls)
-                self.all_functions.append(fi)
-                if cls is not None:
-                    cls.methods.setdefault(stmt.name, fi)
-                elif not prefix:
-                    self.functions[stmt.name] = fi
-                self._walk_defs(stmt.body, prefix=f"{q}.<locals>.", cls=None)
-            elif isinstance(stmt, ast.ClassDef):
-                ci = ClassInfo(stmt, stmt.name, [self.qualify(b) or "" for b in stmt.bases])
-                if not prefix:
-                    self.classes[stmt.name] = ci
-                self._walk_defs(stmt.body, prefix=f"{prefix}{stmt.name}.", cls=ci)
-                self._class_attrs(ci)
-            elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
-                for sub in ("body", "orelse", "finalbody"):
-                    self._walk_defs(getattr(stmt, sub, []) or [], prefix, cls)
-                for h in getattr(stmt, "handlers", []) or []:
-                    self._walk_defs(h.body, prefix, cls)
-
-    def _class_attrs(self, ci: ClassInfo) -> None:
-        for fi in ci.methods.values():
-            for node in ast.walk(fi.node):
-                if isinstance(node, ast.Assign):
-                    for t in node.targets:
-                        if (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
-                                and t.value.id == "self" and isinstance(node.value, ast.Call)):
-                            q = self.qualify(node.value.func)
-                            if q:
-                                ci.attr_ctors.setdefault(t.attr, q)
-                            if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-                                ci.buffers.add(t.attr)
-                elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                      and node.func.attr in ("register_buffer", "register_parameter")
-                      and node.args and isinstance(node.args[0], ast.Constant)
-                      and isinstance(node.args[0].value, str)):
-                    ci.buffers.add(node.args[0].value)
 
     # --- names -------------------------------------------------------------------------------
     def qualify(self, expr: ast.expr) -> Optional[str]:

@@ -86,7 +86,7 @@ def _fstring_with_placeholders(ctx: Context, s: ast.JoinedStr, tensor_fields, st
             spec = ""
             if v.format_spec is not None:
                 spec = ":" + "".join(x.value for x in v.format_spec.values if isinstance(x, ast.Constant))
-            out.append("{{" + f"{n}{conv}{spec}" + "}}")
+            out.append("{{" + f"_gm{n}{conv}{spec}" + "}}")
             n += 1
         else:
             out.append("{" + _field_src(ctx, v) + "}")
@@ -166,7 +166,7 @@ EXAMPLES = [
         ["GM102"],
         "import logging\nimport torch\n@@HELPERS@@\n\nlogger = logging.getLogger(__name__)\n\n"
         "@torch.compile\ndef f(x):\n    s = x.sum()\n"
-        "    _graphmend_log(logger, 'info', f\"sum={{0:.3f}} n={x.shape[0]}\", _gm_values=(s,))\n"
+        "    _graphmend_log(logger, 'info', f\"sum={{_gm0:.3f}} n={x.shape[0]}\", _gm_values=(s,))\n"
         "    return s\n"),
     Example(
         "warnings.warn in a helper the compiled function calls",

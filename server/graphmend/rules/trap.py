@@ -81,7 +81,7 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         negate = not negate
         cond = cond.operand
     cond_src = _src_or_boolop(ctx, cond)
-    args = [cond_src, exc_src, ctx.src(msg) if msg is not None else "None"]
+    args = [cond_src, exc_src] + ([ctx.src(msg)] if msg is not None else [])
     if negate:
         args.append("negate=True")
     call = f"_graphmend_raise_if({', '.join(args)})"

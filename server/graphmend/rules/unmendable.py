@@ -40,7 +40,7 @@ EXAMPLES = [
             "    return x / n\n", ["GM401"], None),
     Example("nonzero has a data-dependent shape", "import torch\n\n@torch.compile\ndef f(x):\n"
             "    idx = torch.nonzero(x > 0)\n    return idx\n", ["GM402"], None),
-    Example("boolean-mask indexing", "import torch\n\n@torch.compile\ndef f(x):\n    return x[x > 0]\n",
+    Example("boolean-mask indexing", "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    return x[x > 0]\n",
             ["GM402"], None),
     Example("time.time() in compiled code", "import time\nimport torch\n\n@torch.compile\ndef f(x):\n"
             "    t0 = time.time()\n    return x + t0\n", ["GM403"], None),

@@ -1,0 +1,543 @@
+"""The `graphmend` command line (ruff-like).
+
+    graphmend check [PATH...] [--format text|json|sarif|github] [--statistics] ...
+    graphmend fix [PATH...] [--diff] [--unsafe-fixes] ...
+    graphmend rules [--format text|json]
+    graphmend rule CODE
+    graphmend version | --version
+    graphmend serve [ARGS...]          (the language server, graphmend.lsp.server)
+
+Exit codes: 0 clean, 1 graph breaks reported (or, with `fix --diff`, changes
+pending), 2 usage errors or files that could not be read/checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Optional, Sequence, TextIO
+
+from graphmend import __version__, output, scan
+from graphmend.config import SCOPES, Settings, load_settings, settings_from_dict
+from graphmend.findings import CATALOGUE, Finding
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+class UsageError(Exception):
+    """Bad command-line input; reported on stderr with exit code 2."""
+
+
+# --------------------------------------------------------------------------- output helpers
+
+
+def _write(stream: TextIO, text: str) -> None:
+    if not text:
+        return
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        enc = getattr(stream, "encoding", None) or "utf-8"
+        stream.write(text.encode(enc, "backslashreplace").decode(enc, "replace"))
+
+
+def _out(text: str) -> None:
+    _write(sys.stdout, text if text.endswith("\n") or not text else text + "\n")
+
+
+def _err(text: str) -> None:
+    _write(sys.stderr, text if text.endswith("\n") else text + "\n")
+
+
+def _error(msg: str) -> None:
+    _err(f"graphmend: error: {msg}")
+
+
+def _warn(msg: str) -> None:
+    _err(f"graphmend: warning: {msg}")
+
+
+# --------------------------------------------------------------------------- argument parsing
+
+
+def _positive_int(s: str) -> int:
+    try:
+        n = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {s!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return n
+
+
+def _csv(s: str) -> list[str]:
+    return [p.strip() for p in s.split(",") if p.strip()]
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="files or directories to check (default: .); `-` reads stdin")
+    g = p.add_argument_group("rule selection")
+    g.add_argument("--select", type=_csv, metavar="CODES",
+                   help="comma-separated codes or prefixes to report (replaces the configured list)")
+    g.add_argument("--extend-select", type=_csv, metavar="CODES", default=[],
+                   help="codes or prefixes to add to the selection")
+    g.add_argument("--ignore", type=_csv, metavar="CODES", default=[],
+                   help="codes or prefixes not to report (added to the configured list)")
+    g.add_argument("--scope", choices=SCOPES,
+                   help="which functions are checked: default (torch.compile entries and "
+                        "nn.Module.forward, and what they call), compiled (torch.compile entries "
+                        "only), module (every function)")
+    f = p.add_argument_group("files")
+    f.add_argument("--exclude", type=_csv, metavar="PATTERNS",
+                   help="names or globs to skip (replaces the configured list)")
+    f.add_argument("--extend-exclude", type=_csv, metavar="PATTERNS", default=[],
+                   help="names or globs to skip, in addition to the configured ones")
+    f.add_argument("--stdin-filename", metavar="PATH",
+                   help="the name to report for source read from stdin")
+    o = p.add_argument_group("running")
+    o.add_argument("--config", metavar="FILE",
+                   help="settings file (pyproject.toml with [tool.graphmend], or a graphmend.toml "
+                        "with the settings at top level); default: the pyproject.toml nearest "
+                        "to the first PATH")
+    o.add_argument("-j", "--jobs", type=_positive_int, metavar="N",
+                   help="worker processes (default: the number of CPUs)")
+    u = o.add_mutually_exclusive_group()
+    u.add_argument("--unsafe-fixes", dest="unsafe_fixes", action="store_true", default=None,
+                   help="also consider fixes that may change meaning in corner cases")
+    u.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false",
+                   help="do not consider unsafe fixes, even if the configuration enables them")
+    o.add_argument("--show-fixes", action="store_true",
+                   help="check: show each finding's fix; fix: list the fixes applied")
+    o.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="graphmend",
+        description="Find and mend torch.compile graph breaks.",
+        epilog="Exit codes: 0 clean, 1 graph breaks found, 2 errors.")
+    parser.add_argument("--version", action="version", version=f"graphmend {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = sub.add_parser("check", help="report graph breaks",
+                           description="Report the torch.compile graph breaks in PATHs.")
+    _common(check)
+    check.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    check.add_argument("--statistics", action="store_true",
+                       help="show counts per rule instead of each finding")
+    check.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even when graph breaks are found (errors still exit 2)")
+    check.add_argument("--no-cache", action="store_true",
+                       help="accepted for ruff compatibility; graphmend keeps no cache")
+
+    fix = sub.add_parser("fix", help="apply fixes",
+                         description="Apply the safe fixes (and, with --unsafe-fixes, the unsafe "
+                                     "ones) to PATHs.")
+    _common(fix)
+    fix.add_argument("--diff", action="store_true",
+                     help="print a unified diff of the changes and write nothing "
+                          "(exit 1 when there would be changes)")
+
+    rules = sub.add_parser("rules", help="list the rules")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+
+    rule = sub.add_parser("rule", help="explain one rule")
+    rule.add_argument("code", metavar="CODE")
+
+    sub.add_parser("version", help="print the version")
+    # `serve` is dispatched before parsing (its arguments belong to the server).
+    sub.add_parser("serve", help="run the language server (arguments go to the server)",
+                   add_help=False)
+    return parser
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def _norm_selectors(items: Sequence[str]) -> list[str]:
+    out = []
+    for s in items:
+        s = s.strip().upper()
+        out.append("GM" if s == "ALL" else s)
+    return out
+
+
+def _unknown_selectors(items: Sequence[str]) -> list[str]:
+    return [s for s in items if not any(code.startswith(s) for code in CATALOGUE)]
+
+
+def _load_config_file(path: str) -> tuple[Settings, list[str]]:
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"--config {path}: no such file")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        return Settings(), [f"{p}: cannot read settings: {e}"]
+    if isinstance(data.get("tool"), dict) and "graphmend" in data["tool"]:
+        table = data["tool"]["graphmend"]
+    elif p.name == "pyproject.toml":
+        table = {}
+    else:
+        table = data
+    if not isinstance(table, dict):
+        return Settings(), [f"{p}: [tool.graphmend] must be a table"]
+    s, errors = settings_from_dict(table)
+    s.source = str(p.resolve())
+    return s, [f"{p}: {e}" for e in errors]
+
+
+def resolve_settings(args) -> Settings:
+    """Configuration file, then command-line flags. Config problems are warnings."""
+    if args.config:
+        settings, errors = _load_config_file(args.config)
+    else:
+        paths = [p for p in args.paths if p != "-"]
+        if paths:
+            start = paths[0]
+        elif args.stdin_filename:
+            start = str(Path(args.stdin_filename).parent)
+        else:
+            start = "."
+        settings, errors = load_settings(start)
+    for e in errors:
+        _warn(f"{e} (using the default)")
+    for sel in _unknown_selectors([*settings.select, *settings.ignore]):
+        where = settings.source or "configuration"
+        _warn(f"{where}: unknown rule selector `{sel}`")
+
+    cli_sel = _norm_selectors(args.select or [])
+    cli_ext = _norm_selectors(args.extend_select)
+    cli_ign = _norm_selectors(args.ignore)
+    bad = _unknown_selectors([*cli_sel, *cli_ext, *cli_ign])
+    if bad:
+        raise UsageError(f"unknown rule selector{'s' if len(bad) > 1 else ''}: {', '.join(bad)} "
+                         "(`graphmend rules` lists the codes)")
+    if args.select is not None:
+        settings.select = cli_sel
+    if cli_ext and settings.select:
+        settings.select = [*settings.select, *cli_ext]
+    if cli_ign:
+        settings.ignore = [*settings.ignore, *cli_ign]
+    if args.exclude is not None:
+        settings.exclude = list(args.exclude)
+    if args.extend_exclude:
+        settings.extend_exclude = [*settings.extend_exclude, *args.extend_exclude]
+    if args.scope:
+        settings.scope = args.scope
+    if args.unsafe_fixes is not None:
+        settings.unsafe_fixes = args.unsafe_fixes
+    return settings
+
+
+# --------------------------------------------------------------------------- check
+
+
+def _read_stdin() -> scan.Source:
+    buf = getattr(sys.stdin, "buffer", None)
+    if buf is not None:
+        return scan.decode_source(buf.read())
+    return scan.normalize_text(sys.stdin.read())
+
+
+def _report_errors(errors) -> None:
+    for e in errors:
+        _error(f"{e.path}: {e.error}")
+    if len(errors) > 1:
+        _error(f"{len(errors)} files could not be checked")
+
+
+def cmd_check(args) -> int:
+    settings = resolve_settings(args)
+    paths = args.paths or ["."]
+    if paths == ["-"]:
+        name = args.stdin_filename or "-"
+        try:
+            src = _read_stdin()
+        except scan.SourceError as e:
+            results = [scan.FileResult(name, error=str(e))]
+        else:
+            results = [scan.check_text(src.text, name, settings)]
+    elif "-" in paths:
+        raise UsageError("`-` (stdin) cannot be combined with other paths")
+    else:
+        results = scan.check_paths(paths, settings, jobs=args.jobs)
+
+    errors = [r for r in results if r.error]
+    checked = [r for r in results if not r.error]
+    findings = [f for r in checked for f in r.findings]
+    unsafe = settings.unsafe_fixes
+
+    if args.format == "text":
+        if args.statistics:
+            _out(output.format_statistics(findings, unsafe))
+        else:
+            _out(output.format_text(checked, unsafe, args.show_fixes))
+        if not args.quiet:
+            _out(output.summary(findings, unsafe))
+    elif args.format == "json":
+        if args.statistics:
+            import json
+            _out(json.dumps(output.statistics_json(findings, unsafe), indent=2))
+        else:
+            _out(output.format_json(checked))
+    elif args.format == "sarif":
+        _out(output.format_sarif(checked, errors))
+    elif args.format == "github":
+        _out(output.format_github(checked, errors))
+
+    _report_errors(errors)
+    if errors:
+        return 2
+    return 1 if findings and not args.exit_zero else 0
+
+
+# --------------------------------------------------------------------------- fix
+
+
+def _not_fixed_reasons(fix: scan.FileFix) -> dict[int, str]:
+    """Remaining finding index -> why fix_source skipped it (matched by code and message)."""
+    pool = [(f.code, f.message, why) for f, why in fix.skipped]
+    reasons: dict[int, str] = {}
+    for i, f in enumerate(fix.remaining):
+        if f.decline_reason:
+            continue
+        for j, (code, msg, why) in enumerate(pool):
+            if code == f.code and msg == f.message:
+                reasons[i] = why
+                del pool[j]
+                break
+    return reasons
+
+
+def _applied_table(fixes: Sequence[scan.FileFix]) -> str:
+    from collections import Counter
+    lines = []
+    for fx in fixes:
+        if not fx.applied:
+            continue
+        lines.append(f"- {fx.path}:")
+        for code, n in sorted(Counter(f.code for f in fx.applied).items()):
+            name = CATALOGUE[code].name if code in CATALOGUE else ""
+            lines.append(f"    {n} × {code} ({name})" if name else f"    {n} × {code}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _fix_stdin(args, settings: Settings, unsafe: bool) -> int:
+    name = args.stdin_filename or "-"
+    try:
+        src = _read_stdin()
+    except scan.SourceError as e:
+        _error(f"{name}: {e}")
+        return 2
+    from graphmend import rewrite
+    res = rewrite.fix_source(src.text, name, settings, unsafe=unsafe)
+    new = res.text
+    why = scan.parse_error(new, name) if new != src.text else None
+    if why:
+        _error(f"{name}: the fixed text does not parse ({why}); printing the input unchanged")
+        new = src.text
+    if args.diff:
+        _out(output.format_diff(name, src.text, new))
+        return 1 if new != src.text else (2 if why else 0)
+    sys.stdout.write(scan.encode_source(new, src.newline, False).decode("utf-8"))
+    remaining = scan.check_text(new, name, settings)
+    for line in output.format_text([remaining], unsafe).splitlines():
+        _err(line)
+    if why:
+        return 2
+    return 1 if remaining.findings else 0
+
+
+def cmd_fix(args) -> int:
+    settings = resolve_settings(args)
+    unsafe = bool(settings.unsafe_fixes)
+    paths = args.paths or ["."]
+    if paths == ["-"]:
+        return _fix_stdin(args, settings, unsafe)
+    if "-" in paths:
+        raise UsageError("`-` (stdin) cannot be combined with other paths")
+
+    files, discover_errors = scan.discover(paths, settings)
+    fixes = scan.fix_files(files, settings, unsafe=unsafe, jobs=args.jobs)
+    errors = list(discover_errors)
+
+    if args.diff:
+        n_would = 0
+        chunks = []
+        for fx in fixes:
+            if fx.error:
+                errors.append(fx)
+            if fx.changed:
+                n_would += len(fx.applied)
+                chunks.append(output.format_diff(fx.path, fx.original, fx.fixed))
+        _out("".join(chunks))
+        if not args.quiet:
+            if n_would or chunks:
+                _err(f"Would fix {output._plural(n_would, 'graph break')}.")
+            else:
+                _err("No fixes available.")
+        _report_errors(errors)
+        if errors:
+            return 2
+        return 1 if chunks else 0
+
+    fixed = 0
+    remaining: list[Finding] = []
+    lines: list[str] = []
+    for fx in fixes:
+        if fx.changed:
+            why = scan.write_fix(fx)
+            if why is not None:
+                fx.error = why
+                fx.applied = []
+                # The file is as it was: report what is in it now.
+                fx.remaining = scan.check_files([fx.path], settings, jobs=1)[0].findings
+            else:
+                fixed += len(fx.applied)
+        if fx.error:
+            errors.append(fx)
+            if not fx.remaining:
+                continue
+        reasons = _not_fixed_reasons(fx)
+        for i, f in enumerate(fx.remaining):
+            extra = f"not fixed: {reasons[i]}" if i in reasons else None
+            lines.extend(output.finding_lines(fx.path, f, unsafe, False, extra))
+        remaining.extend(fx.remaining)
+
+    if args.show_fixes and fixed:
+        _out(f"Fixed {output._plural(fixed, 'graph break')}:")
+        _out(_applied_table(fixes))
+    _out("\n".join(lines))
+    if not args.quiet:
+        _out(output.fix_summary(fixed, remaining, unsafe))
+    _report_errors(errors)
+    if errors:
+        return 2
+    return 1 if remaining else 0
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def cmd_rules(args) -> int:
+    _out(output.format_rules_json() if args.format == "json" else output.format_rules_text())
+    return 0
+
+
+def rule_doc(code: str) -> str:
+    """The rule's documentation: graphmend.rules.rule_doc(code) when present, else the catalogue."""
+    doc = None
+    import importlib
+    try:
+        rules_mod = importlib.import_module("graphmend.rules")  # rule docs: optional, may not exist yet
+    except ModuleNotFoundError as e:
+        if e.name not in ("graphmend.rules",):
+            _warn(f"rule documentation unavailable ({e})")
+        rules_mod = None
+    except Exception as e:  # a broken rules package must not break `graphmend rule`
+        _warn(f"rule documentation unavailable ({type(e).__name__}: {e})")
+        rules_mod = None
+    fn = getattr(rules_mod, "rule_doc", None)
+    if callable(fn):
+        try:
+            doc = fn(code)
+        except Exception as e:
+            _warn(f"rule documentation for {code} failed ({type(e).__name__}: {e})")
+    if not doc:
+        doc = output.rule_summary_doc(code)
+    return doc
+
+
+def cmd_rule(args) -> int:
+    code = args.code.strip().upper()
+    if code not in CATALOGUE:
+        _error(f"unknown rule `{args.code}` (`graphmend rules` lists them)")
+        return 2
+    _out(rule_doc(code))
+    return 0
+
+
+# --------------------------------------------------------------------------- serve
+
+
+def cmd_serve(argv: list[str]) -> int:
+    import importlib
+    try:
+        server = importlib.import_module("graphmend.lsp.server")  # a later layer; optional here
+    except ModuleNotFoundError as e:
+        if e.name in ("graphmend.lsp", "graphmend.lsp.server"):
+            _error("the language server is not available in this build "
+                   "(graphmend.lsp.server is missing)")
+        else:
+            _error(f"the language server needs the `{e.name}` package ({e})")
+        return 2
+    main_fn = getattr(server, "main", None)
+    if not callable(main_fn):
+        _error("graphmend.lsp.server has no main(args)")
+        return 2
+    rc = main_fn(argv)
+    return rc if isinstance(rc, int) else 0
+
+
+# --------------------------------------------------------------------------- main
+
+
+def _dispatch(argv: list[str]) -> int:
+    if argv and argv[0] == "serve":
+        return cmd_serve(argv[1:])
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version, usage errors
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    if args.command == "version":
+        _out(f"graphmend {__version__}")
+        return 0
+    try:
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command == "fix":
+            return cmd_fix(args)
+        if args.command == "rules":
+            return cmd_rules(args)
+        if args.command == "rule":
+            return cmd_rule(args)
+    except UsageError as e:
+        _error(str(e))
+        return 2
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; returns the exit code (the console script exits with it)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(argv)
+    except KeyboardInterrupt:
+        _err("graphmend: interrupted")
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

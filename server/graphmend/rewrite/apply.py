@@ -1,0 +1,182 @@
+"""Apply fixes: collect each finding's edits, drop overlaps, insert the helper block once,
+re-parse the result, and repeat (a mend can expose another, as with ruff's fix loop)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Optional
+
+from graphmend.analysis.engine import LineIndex, analyze_source
+from graphmend.analysis.symbols import Symbols, module_name_for
+from graphmend.config import Settings
+from graphmend.findings import Applicability, Finding, Pos, Span, TextEdit
+from graphmend.rewrite import runtime
+
+MAX_PASSES = 4
+NEEDS_HELPERS = ("defer", "trap")
+
+
+@dataclass
+class FixResult:
+    text: str  # the mended text (the input unchanged when nothing applied)
+    applied: list[Finding] = field(default_factory=list)
+    skipped: list[tuple[Finding, str]] = field(default_factory=list)  # (finding, why not applied)
+    remaining: list[Finding] = field(default_factory=list)  # findings of the final text
+
+
+def _offset(lines: list[str], line: int, col: int) -> int:
+    return sum(len(s) for s in lines[: line - 1]) + col
+
+
+def apply_edits(text: str, edits: list[TextEdit]) -> str:
+    lines = text.splitlines(keepends=True) or [""]
+    spans = sorted(((_offset(lines, e.span.start.line, e.span.start.col),
+                     _offset(lines, e.span.end.line, e.span.end.col), e.text) for e in edits), reverse=True)
+    out = text
+    for a, b, new in spans:
+        out = out[:a] + new + out[b:]
+    return out
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return not ((a.end.line, a.end.col) <= (b.start.line, b.start.col)
+                or (b.end.line, b.end.col) <= (a.start.line, a.start.col))
+
+
+def helper_insertion(text: str) -> TextEdit:
+    """The helper block goes after the module's leading imports (and docstring, __future__)."""
+    tree = ast.parse(text)
+    last = None
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            last = stmt
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and last is None:
+            continue
+        elif isinstance(stmt, (ast.If, ast.Try)) and all(
+                isinstance(s, (ast.Import, ast.ImportFrom, ast.Pass, ast.Expr)) for s in ast.walk(stmt)
+                if isinstance(s, ast.stmt) and s is not stmt):
+            last = stmt  # `if TYPE_CHECKING: import ...`, `try: import x except: ...`
+        else:
+            break
+    line = (last.end_lineno + 1) if last is not None else 1
+    if last is None:
+        for stmt in tree.body:  # after a module docstring
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                line = stmt.end_lineno + 1
+            break
+    block = runtime.HELPER_SOURCE
+    src_lines = text.splitlines(keepends=True)
+    if line > len(src_lines):  # the file ends with its imports: append
+        end = Pos(len(src_lines), len(src_lines[-1])) if src_lines else Pos(1, 0)
+        nl = "" if not text or text.endswith(("\n", "\r")) else "\n"
+        return TextEdit(Span(end, end), nl + "\n" + block)
+    return TextEdit(Span(Pos(line, 0), Pos(line, 0)), "\n" + block)
+
+
+def _allowed(f: Finding, settings: Settings, unsafe: bool) -> Optional[str]:
+    if not settings.enabled(f.code):
+        return "not selected"
+    if f.applicability is Applicability.NONE:
+        return f.decline_reason or "no fix"
+    if f.applicability is Applicability.UNSAFE and not unsafe:
+        return "unsafe fix (use --unsafe-fixes): " + (f.decline_reason or "")
+    return None
+
+
+def one_pass(text: str, path: str, settings: Settings, unsafe: bool, workspace=None,
+             only: Optional[set] = None):
+    """(new text, applied, skipped, findings of the input)."""
+    from graphmend.rules import fix_edits
+    analysis = analyze_source(text, path, settings, workspace)
+    if any(f.code == "GM001" for f in analysis.findings):
+        return text, [], [(f, "the file does not parse") for f in analysis.findings], analysis.findings
+    tree = ast.parse(text)
+    sym = Symbols(tree, module_name_for(path) if path != "<string>" else "__main__",
+                  is_package=path.endswith("__init__.py"))
+    lines = LineIndex(text)
+    accepted: list[tuple[Finding, list[TextEdit]]] = []
+    skipped: list[tuple[Finding, str]] = []
+    for f in analysis.findings:
+        if only is not None and (f.code, f.span) not in only:
+            continue
+        why = _allowed(f, settings, unsafe)
+        if why:
+            skipped.append((f, why))
+            continue
+        try:
+            edits = fix_edits(f, text, sym, lines)
+        except Exception as e:  # a bug in a rule must not lose the user's file
+            skipped.append((f, f"internal error while building the fix: {type(e).__name__}: {e}"))
+            continue
+        if not edits:
+            skipped.append((f, "the rule could not build this fix"))
+            continue
+        if any(_overlaps(e.span, o.span) for _, oe in accepted for o in oe for e in edits):
+            skipped.append((f, "overlaps another fix; applied on the next pass"))
+            continue
+        accepted.append((f, edits))
+    if not accepted:
+        return text, [], skipped, analysis.findings
+    edits = [e for _, es in accepted for e in es]
+    if any(f.rewrite in NEEDS_HELPERS for f, _ in accepted) and not runtime.has_helpers(text):
+        edits.append(helper_insertion(text))
+    new = apply_edits(text, edits)
+    try:
+        ast.parse(new)
+    except SyntaxError as e:  # never hand back code that does not parse
+        return text, [], skipped + [(f, f"the mended code would not parse ({e.msg}); left unchanged")
+                                    for f, _ in accepted], analysis.findings
+    return new, [f for f, _ in accepted], skipped, analysis.findings
+
+
+def fix_source(text: str, path: str = "<string>", settings: Settings | None = None,
+               unsafe: bool = False, workspace=None) -> FixResult:
+    settings = settings or Settings()
+    unsafe = unsafe or settings.unsafe_fixes
+    result = FixResult(text)
+    skipped: dict[tuple, tuple[Finding, str]] = {}
+    for _ in range(MAX_PASSES):
+        new, applied, sk, _ = one_pass(result.text, path, settings, unsafe, workspace)
+        for f, why in sk:
+            skipped[(f.code, f.span.start.line, f.message)] = (f, why)
+        if not applied:
+            break
+        result.text = new
+        result.applied += applied
+    final = analyze_source(result.text, path, settings, workspace)
+    result.remaining = final.findings
+    live = {(f.code, f.span.start.line, f.message) for f in final.findings}
+    result.skipped = [v for k, v in skipped.items() if k in live]
+    return result
+
+
+def fixes_for(text: str, findings: list[Finding], path: str = "<string>", workspace=None,
+              settings: Settings | None = None, unsafe: bool = True) -> dict:
+    """The edits of each given finding (for the editor's quick fixes), helper insertion included."""
+    from graphmend.rules import fix_edits
+    settings = settings or Settings()
+    tree = ast.parse(text)
+    sym = Symbols(tree, module_name_for(path) if path != "<string>" else "__main__",
+                  is_package=path.endswith("__init__.py"))
+    lines = LineIndex(text)
+    out = {}
+    for f in findings:
+        if not f.fixable or (f.applicability is Applicability.UNSAFE and not unsafe):
+            continue
+        edits = fix_edits(f, text, sym, lines)
+        if not edits:
+            continue
+        if f.rewrite in NEEDS_HELPERS and not runtime.has_helpers(text):
+            edits = [*edits, helper_insertion(text)]
+        if _parses(apply_edits(text, edits)):
+            out[id(f)] = edits
+    return out
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+        return True
+    except SyntaxError:
+        return False

@@ -1,0 +1,359 @@
+"""The runtime helper block that every mended file carries.
+
+GraphMend's rewrites replace statements that break a ``torch.compile`` graph
+(``print``, logger calls, ``warnings.warn``, ``if <tensor cond>: raise E(msg)``)
+by calls to small helper functions.  The helpers are inserted into the mended
+file itself, once, as :data:`HELPER_SOURCE`, so a mended file needs only
+``torch`` at run time, never graphmend.
+
+Call forms the rewriter emits (exactly these)
+===========================================
+
+``print``::
+
+    print(a, b, sep=s, end=e, file=f, flush=fl)
+    -> _graphmend_print(a, b, sep=s, end=e, file=f, flush=fl)        # same arguments
+
+Logger methods (``logger`` is any expression; the method name is a str literal)::
+
+    logger.warning(msg, *args, **kw)  -> _graphmend_log(logger, "warning", msg, *args, **kw)
+    logger.log(level, msg, *args)     -> _graphmend_log(logger, "log", level, msg, *args)
+    logger.warning_once(msg)          -> _graphmend_log(logger, "warning_once", msg)
+
+    Any method name works (debug, info, warning, warn, error, exception,
+    critical, fatal, log, warning_once, info_once, ...).
+
+``warnings.warn``::
+
+    warnings.warn(msg, Category, stacklevel=n) -> _graphmend_warn(msg, Category, stacklevel=n)
+    (same arguments, positional or keyword: message, category=None,
+    stacklevel=1, source=None; ``skip_file_prefixes=`` is passed through.)
+
+Validation guards (``C`` a tensor condition)::
+
+    if C: raise E(a, b)        -> _graphmend_raise_if(C, E, a, b)
+    if C: raise E()  /  raise E -> _graphmend_raise_if(C, E)          # NOT (C, E, None)
+    if not C: raise E(msg)     -> _graphmend_raise_if(C, E, msg, negate=True)
+
+    ``E`` must be the exception CLASS (not an instance, no keyword arguments).
+    The guard statement must be exactly ``if C: raise ...`` with no ``else``.
+
+Deferred f-string fields (tensor values inside f-strings)
+--------------------------------------------------------
+Every helper takes the keyword ``_gm_values=(v0, v1, ...)``.  Replace the
+k-th tensor-valued replacement field of an f-string by the ESCAPED literal
+placeholder ``{{_gmK}}`` keeping its conversion and format spec, and pass the
+field expressions, in order, as ``_gm_values``::
+
+    logger.info(f"n={n} loss={loss:.3f}")
+    -> _graphmend_log(logger, "info", f"n={n} loss={{_gm0:.3f}}", _gm_values=(loss,))
+    print(f"{x!r} {y:>{w}}")   -> _graphmend_print(f"{{_gm0!r}} {{_gm1:>{w}}}", _gm_values=(x, y))
+    f"{t=}"                    -> f"t={{_gm0!r}}"        (f"{t=:.2f}" -> f"t={{_gm0:.2f}}")
+
+The evaluated template then holds fields ``{_gmK}``, ``{_gmK!r|!s|!a}``,
+``{_gmK:spec}``; the helper substitutes ``format(conv(v), spec)`` for them
+(exactly what the f-string would have produced) in EVERY ``str`` positional
+argument of the call (message, print arguments, exception arguments).  Nothing
+else in the strings is touched, so other braces need no escaping.  Numbering is
+per call, across all its f-strings.  Non-tensor values are allowed too.
+
+Semantics
+=========
+Outside compilation (``torch.compiler.is_compiling()`` false) each helper runs
+the original statement: same output, same log records (``stacklevel`` is raised
+by one for the standard ``Logger`` / ``LoggerAdapter`` methods so that
+funcName/lineno name the user's line), same warnings (``stacklevel + 1``),
+same exception.  A non-tensor condition in ``_graphmend_raise_if`` is a plain
+``if``, compiled or not.
+
+While Dynamo traces, a helper records the call as ``graphmend::emit_v1``, a
+``torch.library.custom_op`` registered as an ORDERED effectful op, so
+Dynamo/AOTAutograd/Inductor keep it, in program order, in one graph, at any
+inlining depth.  Its implementation does the real print / log record /
+warning / raise at run time with the tensors' values at the call point.  Log
+records and warnings carry the user's file, line and function (taken from
+Dynamo's trace stack at trace time, honouring ``stacklevel`` within the
+compiled region); log level checks happen at run time.
+
+Cases that fall back to running the original statement under compile (so the
+graph break returns, behaviour stays correct): a positional argument or value
+that is not a Tensor / str / int / float / bool / None / torch.Size /
+torch.dtype / torch.device (e.g. a list, dict or user object, whose ``str``
+Dynamo would freeze at trace time); ``print(file=...)`` other than
+``None``/``sys.stdout``/``sys.stderr``; a logger that is not a
+``logging.Logger`` known to ``logging.getLogger`` (e.g. a LoggerAdapter);
+logger keyword arguments other than ``stacklevel``; ``logger.exception``;
+``warnings.warn`` with a Warning instance or ``source=``/other keywords; an
+exception or warning class that ``module:qualname`` does not lead back to
+(e.g. defined inside a function).
+
+Known differences under compile: tensor text lacks ``grad_fn=...`` /
+``requires_grad=True`` and ``Parameter containing:`` (the op sees plain
+tensors); a ``stacklevel`` reaching outside the compiled region names the
+outermost compiled frame; with inductor, work after a failing guard that does
+not depend on it may already have run, and in-place updates of graph inputs
+made before the guard are not applied when it raises.
+
+Torch versions: the graph-break-free path needs ``torch.library.custom_op``
+with ``schema=`` and ``register_fake`` (torch >= 2.4),
+``torch._higher_order_ops.effects._register_effectful_op``,
+``torch.compiler.is_compiling`` and ``torch.compiler.assume_constant_result``.
+It is tested only on torch 2.13.0 (CPU; backends eager, aot_eager, inductor).
+If any piece is missing the block still imports and every helper simply runs
+the original statement.
+"""
+
+from __future__ import annotations
+
+import re
+
+HELPER_VERSION: int = 1
+BEGIN_MARKER: str = (
+    f"# --- graphmend runtime helpers v{HELPER_VERSION} "
+    "(added by graphmend; do not edit) ---"
+)
+END_MARKER: str = "# --- end graphmend runtime helpers ---"
+
+HELPER_NAMES = {
+    "print": "_graphmend_print",
+    "log": "_graphmend_log",
+    "warn": "_graphmend_warn",
+    "raise_if": "_graphmend_raise_if",
+}
+
+_BODY = r'''
+# Lets torch.compile keep print / logging / warnings / validation raises in one
+# graph: while compiling, each helper records an ordered custom op that performs
+# the original effect at run time; otherwise it runs the original statement.
+import logging as _gm_logging
+import re as _gm_re
+import sys as _gm_sys
+import warnings as _gm_warnings
+
+import torch as _gm_torch
+
+_gm_const = getattr(getattr(_gm_torch, "compiler", None), "assume_constant_result", lambda fn: fn)
+_gm_FIELD = _gm_re.compile(r"\{_gm(\d+)(![rsa])?(?::([^{}]*))?\}")
+_gm_LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50, "fatal": 50}
+_gm_STACKLEVEL = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
+_gm_warn_registries = {}
+
+
+def _gm_fill(args, values):
+    """Substitute the deferred f-string fields {_gmK[!c][:spec]} in the str arguments."""
+    def field(m):
+        v = values[int(m.group(1))]
+        if m.group(2):
+            v = {"!r": repr, "!s": str, "!a": ascii}[m.group(2)](v)
+        return format(v, m.group(3) or "")
+    if not values:
+        return tuple(args)
+    return tuple(_gm_FIELD.sub(field, a) if type(a) is str else a for a in args)
+
+
+def _gm_resolve(key):
+    """The object named by "module:qualname"."""
+    mod, _, qualname = key.partition(":")
+    obj = _gm_sys.modules[mod]
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _gm_decode(item, tensors):
+    kind, rest = item[0], item[1:]
+    if kind == "s":
+        return rest
+    if kind == "n":
+        return None
+    if kind == "d":
+        return getattr(_gm_torch, rest)
+    if kind == "D":
+        return _gm_torch.device(rest)
+    t = tensors[int(rest)]
+    return {"i": int, "f": float, "b": bool, "z": lambda t: _gm_torch.Size(t.tolist())}.get(kind, lambda t: t)(t)
+
+
+def _gm_emit_impl(action, meta, items, nvals, tensors):
+    """Run time: perform the recorded print / log / warn / raise."""
+    objs = [_gm_decode(item, tensors) for item in items]
+    args, values = objs[:len(objs) - nvals], objs[len(objs) - nvals:]
+    if action == "print":
+        stream, flush, sep, end = meta
+        print(*_gm_fill(args, values), sep=_gm_decode(sep, ()), end=_gm_decode(end, ()),
+              file=getattr(_gm_sys, stream), flush=flush == "1")
+    elif action == "log":
+        name, method, filename, lineno, func, _ = meta
+        logger = _gm_logging.getLogger(name)
+        level = args[0] if method == "log" else _gm_LEVELS.get(method)
+        plain = filename and type(level) is int and all(
+            getattr(type(logger), m) is getattr(_gm_logging.Logger, m) for m in (method, "_log", "findCaller"))
+        if not plain:
+            getattr(logger, method)(*_gm_fill(args, values))
+        elif logger.isEnabledFor(level):
+            msg, *rest = _gm_fill(args[1:] if method == "log" else args, values)
+            logger.handle(logger.makeRecord(name, level, filename, int(lineno), msg, tuple(rest), None, func))
+    elif action == "warn":
+        key, filename, lineno, func, modname = meta
+        (message,) = _gm_fill(args, values)
+        if not filename:
+            _gm_warnings.warn(message, _gm_resolve(key))
+            return
+        module = _gm_sys.modules.get(modname)
+        g = vars(module) if module is not None else None
+        registry = g.setdefault("__warningregistry__", {}) if g is not None else _gm_warn_registries.setdefault(filename, {})
+        _gm_warnings.warn_explicit(message, _gm_resolve(key), filename, int(lineno), modname or None, registry, g)
+    elif action == "raise":
+        key, negate = meta
+        cond, *rest = args
+        if bool(cond) != (negate == "1"):
+            raise _gm_resolve(key)(*_gm_fill(rest, values))
+
+
+def _gm_register():
+    """The ordered effectful op graphmend::emit_v1 (reused if another file registered it); None if unsupported."""
+    try:
+        from torch._higher_order_ops.effects import _EffectType, _register_effectful_op
+        _gm_torch.compiler.is_compiling, _gm_torch.compiler.assume_constant_result
+        if not hasattr(_gm_torch.ops.graphmend, "emit_v1"):
+            op = _gm_torch.library.custom_op(
+                "graphmend::emit_v1", _gm_emit_impl, mutates_args=(),
+                schema="(str action, str[] meta, str[] items, int nvals, Tensor[] tensors) -> ()")
+            op.register_fake(lambda *args: None)
+        _register_effectful_op(_gm_torch.ops.graphmend.emit_v1.default, _EffectType.ORDERED)
+        return _gm_torch.ops.graphmend.emit_v1.default
+    except Exception:
+        return None
+
+
+_gm_op = _gm_register()
+
+
+def _gm_compiling():
+    return _gm_op is not None and _gm_torch.compiler.is_compiling()
+
+
+@_gm_const
+def _gm_logger_name(key):
+    """Trace time: the name under which logging.getLogger returns the logger with id `key` ("" if none)."""
+    for logger in (_gm_logging.root, *list(_gm_logging.Logger.manager.loggerDict.values())):
+        if id(logger) == key and isinstance(logger, _gm_logging.Logger):
+            return logger.name if _gm_logging.getLogger(logger.name) is logger else ""
+    return ""
+
+
+@_gm_const
+def _gm_class_key(cls):
+    """Trace time: "module:qualname" of `cls` if that name leads back to it at run time, else ""."""
+    key = f"{getattr(cls, '__module__', '')}:{getattr(cls, '__qualname__', '')}"
+    try:
+        return key if _gm_resolve(key) is cls else ""
+    except Exception:
+        return ""
+
+
+@_gm_const
+def _gm_where(stacklevel):
+    """Trace time: [file, line, function, module] of the user frame `stacklevel` up from the helper call."""
+    try:
+        frames = [f for f in _gm_torch._guards.TracingContext.extract_stack()
+                  if not f.name.startswith(("_graphmend_", "_gm_"))]
+        frame = frames[max(len(frames) - max(int(stacklevel), 1), 0)]
+    except Exception:
+        return ["", "0", "", ""]
+    modname = next((name for name, m in list(_gm_sys.modules.items())
+                    if getattr(m, "__file__", None) == frame.filename), "")
+    return [frame.filename, str(frame.lineno), frame.name, modname]
+
+
+def _gm_encode(a, tensors):
+    """Trace time: `a` as an op item (tensors and numbers go to `tensors`); None if unsupported."""
+    T = _gm_torch
+    if type(a) is str:
+        return "s" + a
+    if a is None:
+        return "n"
+    if isinstance(a, T.dtype):
+        return "d" + str(a)[6:]
+    if isinstance(a, T.device):
+        return "D" + str(a)
+    if isinstance(a, T.Tensor):
+        kind = "t"
+    elif type(a) is bool:  # numbers become tensors: they may be symbolic (dynamic shapes)
+        kind, a = "b", T.full((), a, dtype=T.bool)
+    elif type(a) is int:
+        kind, a = "i", T.full((), a, dtype=T.int64)
+    elif type(a) is float:
+        kind, a = "f", T.full((), a, dtype=T.float64)
+    elif type(a) is T.Size:
+        kind, a = "z", T.tensor(list(a), dtype=T.int64)
+    else:
+        return None
+    tensors.append(a)
+    return kind + str(len(tensors) - 1)
+
+
+def _gm_emit(action, meta, args, values):
+    """Trace time: record the op call; False (nothing recorded) if an argument cannot be encoded."""
+    tensors, items = [], []
+    for a in (*args, *values):
+        item = _gm_encode(a, tensors)
+        if item is None:
+            return False
+        items.append(item)
+    _gm_op(action, meta, items, len(values), tensors)
+    return True
+
+
+def _graphmend_print(*args, sep=" ", end="\n", file=None, flush=False, _gm_values=()):
+    """print(*args, ...) that torch.compile keeps in the graph."""
+    if _gm_compiling() and type(flush) is bool:
+        stream = "stdout" if file is None or file is _gm_sys.stdout else "stderr" if file is _gm_sys.stderr else ""
+        texts = [_gm_encode(s, None) if s is None or type(s) is str else None for s in (sep, end)]
+        if stream and None not in texts and _gm_emit("print", [stream, "1" if flush else "0", *texts], args, _gm_values):
+            return None
+    print(*_gm_fill(args, _gm_values), sep=sep, end=end, file=file, flush=flush)
+
+
+def _graphmend_log(logger, method, *args, _gm_values=(), **kw):
+    """logger.<method>(*args, **kw) that torch.compile keeps in the graph."""
+    if _gm_compiling() and isinstance(logger, _gm_logging.Logger) and method != "exception" and all(k == "stacklevel" for k in kw):
+        name = _gm_logger_name(id(logger))
+        if name and _gm_emit("log", [name, method, *_gm_where(kw.get("stacklevel", 1))], args, _gm_values):
+            return None
+    if method in _gm_STACKLEVEL and isinstance(logger, (_gm_logging.Logger, _gm_logging.LoggerAdapter)):
+        kw["stacklevel"] = kw.get("stacklevel", 1) + 1
+    return getattr(logger, method)(*_gm_fill(args, _gm_values), **kw)
+
+
+def _graphmend_warn(message, category=None, stacklevel=1, source=None, *, _gm_values=(), **kw):
+    """warnings.warn(message, category, stacklevel, source) that torch.compile keeps in the graph."""
+    if _gm_compiling() and type(message) is str and source is None and not kw and (category is None or isinstance(category, type)):
+        key = "builtins:UserWarning" if category is None else _gm_class_key(category)
+        if key and _gm_emit("warn", [key, *_gm_where(stacklevel)], (message,), _gm_values):
+            return None
+    (message,) = _gm_fill((message,), _gm_values)
+    _gm_warnings.warn(message, category, stacklevel + 1, source, **kw)
+
+
+def _graphmend_raise_if(cond, exc_type, *args, negate=False, _gm_values=()):
+    """`if cond: raise exc_type(*args)` (`if not cond` with negate=True) without a graph break on tensor conds."""
+    if _gm_compiling() and isinstance(cond, _gm_torch.Tensor) and isinstance(exc_type, type):
+        key = _gm_class_key(exc_type)
+        if key and _gm_emit("raise", [key, "1" if negate else "0"], (cond, *args), _gm_values):
+            return None
+    if (not cond) if negate else cond:
+        raise exc_type(*_gm_fill(args, _gm_values))
+'''
+
+HELPER_SOURCE: str = BEGIN_MARKER + "\n" + _BODY.strip("\n") + "\n" + END_MARKER + "\n"
+
+_MARKER_RE = re.compile(
+    r"^[ \t]*# --- graphmend runtime helpers v\d+ \(added by graphmend; do not edit\) ---[ \t]*$",
+    re.MULTILINE,
+)
+
+
+def has_helpers(source_text: str) -> bool:
+    """True if `source_text` already carries a graphmend runtime helper block (any version)."""
+    return _MARKER_RE.search(source_text) is not None

@@ -1,0 +1,648 @@
+"""Files in, findings out: discovery, reading, parallel analysis and fixing.
+
+This is the layer between the command line (``graphmend.cli``) and the engine
+(``graphmend.analysis`` / ``graphmend.rewrite``):
+
+* ``discover`` turns PATH arguments into the list of Python files to check,
+  honouring ``Settings.exclude`` / ``extend_exclude`` and skipping hidden
+  directories; explicitly named files are always checked.
+* ``read_source`` reads one file as UTF-8 (a BOM is accepted and remembered,
+  line endings are normalised to ``\\n`` and the original style remembered so
+  that a fixed file is written back the way it came).
+* ``check_files`` / ``fix_files`` run the engine over many files, in a process
+  pool when there is more than one file and more than one job. Workers are sent
+  *paths* (in a few large chunks), read the files themselves and send back
+  findings as plain tuples, so the per-file overhead stays small.
+
+The engine functions are looked up at call time (``analysis.analyze_source``,
+``rewrite.fix_source``) so tests can replace them; ``graphmend.rewrite`` (libcst)
+is imported only when fixing.
+
+Nothing here raises on a bad file: an unreadable, non-UTF-8 or otherwise broken
+file becomes a result with ``error`` set, and the rest are still checked.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import concurrent.futures as cf
+import dataclasses
+import fnmatch
+import hashlib
+import multiprocessing
+import os
+import stat
+import sys
+import tempfile
+import threading
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+from graphmend import analysis
+from graphmend.config import Settings
+from graphmend.findings import Applicability, Finding, Pos, Span
+
+PY_SUFFIXES = (".py",)
+
+# A factory for the cross-file workspace handed to the engine (e.g.
+# ``graphmend.analysis.workspace.Workspace``). It must be picklable (a class or a
+# module-level function): in the parallel path it is called once in each worker
+# process. It is given the root directories (see `roots_of`).
+WorkspaceFactory = Callable[[Sequence[str]], Any]
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class FileResult:
+    """One checked file: its findings, or why it could not be checked."""
+
+    path: str  # as displayed (the argument joined with the discovered part)
+    findings: list[Finding] = field(default_factory=list)
+    suppressed: int = 0
+    error: Optional[str] = None  # set when the file was not checked
+
+
+@dataclass
+class FileFix:
+    """One file after `fix`: what was applied, what is left, and the new text."""
+
+    path: str
+    applied: list[Finding] = field(default_factory=list)
+    skipped: list[tuple[Finding, str]] = field(default_factory=list)
+    remaining: list[Finding] = field(default_factory=list)  # positions in the fixed text
+    error: Optional[str] = None
+    # Set only when the text changed and the new text parses:
+    original: Optional[str] = None  # normalised ("\n") text as read
+    fixed: Optional[str] = None  # normalised ("\n") text after fixing
+    newline: str = "\n"
+    bom: bool = False
+    digest: Optional[str] = None  # sha1 of the bytes read, to detect a concurrent edit
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed is not None
+
+
+class SourceError(Exception):
+    """A file could not be read as Python source; the message says why."""
+
+
+@dataclass
+class Source:
+    text: str  # BOM removed, line endings normalised to "\n"
+    newline: str = "\n"  # the file's line ending ("\n", "\r\n" or "\r")
+    bom: bool = False
+    digest: str = ""
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+class Excluder:
+    """Decides whether a discovered file or directory is excluded.
+
+    A pattern without ``/`` is matched (glob, case-sensitive) against each path
+    part below the PATH argument; a pattern with ``/`` is matched against the
+    path relative to the project root (the directory of the pyproject.toml the
+    settings came from, else the current directory).
+    """
+
+    _GLOB = set("*?[")
+
+    def __init__(self, patterns: Iterable[str], root: Optional[str] = None):
+        self.names: set[str] = set()
+        self.name_globs: list[str] = []
+        self.path_globs: list[str] = []
+        for p in patterns:
+            p = p.strip().replace("\\", "/")
+            if p.startswith("./"):
+                p = p[2:]
+            p = p.rstrip("/")
+            if not p:
+                continue
+            if "/" in p:
+                self.path_globs.append(p)
+                if p.startswith("**/"):
+                    self.path_globs.append(p[3:])
+            elif self._GLOB & set(p):
+                self.name_globs.append(p)
+            else:
+                self.names.add(p)
+        self.root = os.path.abspath(root or os.getcwd())
+
+    def excluded(self, name: str, path: str) -> bool:
+        if name in self.names:
+            return True
+        for g in self.name_globs:
+            if fnmatch.fnmatchcase(name, g):
+                return True
+        if self.path_globs:
+            rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
+            for g in self.path_globs:
+                if fnmatch.fnmatchcase(rel, g):
+                    return True
+        return False
+
+
+def _excluder_for(settings: Settings) -> Excluder:
+    root = os.path.dirname(settings.source) if settings.source else None
+    return Excluder([*settings.exclude, *settings.extend_exclude], root)
+
+
+def discover(paths: Sequence[str], settings: Settings) -> tuple[list[str], list[FileResult]]:
+    """The Python files under `paths`, in a stable order, and the paths that could not be read.
+
+    Directories are walked recursively for ``*.py`` files; hidden directories
+    and excluded names are skipped below each argument (an argument itself is
+    never excluded, so ``graphmend check .venv/lib/.../transformers`` works).
+    A file named explicitly is always checked, whatever its name.
+    """
+    excluder = _excluder_for(settings)
+    files: list[str] = []
+    errors: list[FileResult] = []
+    seen: set[str] = set()
+
+    def add(p: str) -> None:
+        p = os.path.normpath(p)
+        key = os.path.abspath(p)
+        if key not in seen:
+            seen.add(key)
+            files.append(p)
+
+    for arg in paths:
+        arg = os.path.normpath(arg)
+        try:
+            st = os.stat(arg)
+        except OSError as e:
+            if os.path.islink(arg):
+                errors.append(FileResult(arg, error=f"cannot read: broken symbolic link ({e.strerror})"))
+            else:
+                errors.append(FileResult(arg, error=f"cannot read: {e.strerror or e}"))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            _walk(arg, excluder, add, errors)
+        elif stat.S_ISREG(st.st_mode):
+            add(arg)
+        else:
+            errors.append(FileResult(arg, error="cannot read: not a regular file"))
+    return files, errors
+
+
+def _walk(root: str, excluder: Excluder, add: Callable[[str], None], errors: list[FileResult]) -> None:
+    """Depth-first, entries in name order (files and directories interleaved, like `ls -R`
+    sorted by path parts)."""
+    # The stack holds directories still to list and files found (as ("f", path)), so that a
+    # directory's entries come out in name order with its subdirectories expanded in place.
+    stack: list[tuple[str, str]] = [("d", root)]
+    while stack:
+        kind, d = stack.pop()
+        if kind == "f":
+            add(d)
+            continue
+        try:
+            with os.scandir(d) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            errors.append(FileResult(os.path.normpath(d),
+                                     error=f"cannot list directory: {e.strerror or e}"))
+            continue
+        found: list[tuple[str, str]] = []
+        for e in entries:
+            name = e.name
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if name.startswith(".") or excluder.excluded(name, e.path):
+                    continue
+                if e.is_symlink():
+                    continue  # like os.walk: do not follow directory links (no cycles)
+                found.append(("d", e.path))
+            elif name.endswith(PY_SUFFIXES):
+                if excluder.excluded(name, e.path):
+                    continue
+                try:
+                    ok = e.is_file() or e.is_symlink()  # a broken link is reported when read
+                except OSError:
+                    ok = True
+                if ok:
+                    found.append(("f", e.path))
+        stack.extend(reversed(found))
+
+
+# --------------------------------------------------------------------------- reading and writing
+
+
+def decode_source(data: bytes, digest: str = "") -> Source:
+    bom = data.startswith(codecs.BOM_UTF8)
+    if bom:
+        data = data[len(codecs.BOM_UTF8):]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise SourceError(
+            f"not valid UTF-8 (byte 0x{data[e.start]:02x} at line {line}, byte {col}); "
+            "graphmend reads UTF-8 source only") from None
+    text, newline = _normalize_newlines(text)
+    return Source(text, newline, bom, digest)
+
+
+def _normalize_newlines(text: str) -> tuple[str, str]:
+    """(text with "\n" line endings, the original line ending: that of the first line)."""
+    if "\r" not in text:
+        return text, "\n"
+    i = text.find("\n")
+    j = text.find("\r")
+    newline = "\n"
+    if i == -1 or j < i:
+        newline = "\r\n" if text.startswith("\r\n", j) else "\r"
+    return text.replace("\r\n", "\n").replace("\r", "\n"), newline
+
+
+def normalize_text(text: str, digest: str = "") -> Source:
+    """A Source for text already decoded (a BOM character is dropped, line endings normalised)."""
+    bom = text.startswith("\ufeff")
+    if bom:
+        text = text[1:]
+    text, newline = _normalize_newlines(text)
+    return Source(text, newline, bom, digest)
+
+
+def read_source(path: str, digest: bool = False) -> Source:
+    """Read one file as UTF-8 Python source; raises SourceError with a clear message.
+
+    With `digest`, Source.digest is the sha1 of the bytes (to notice a later edit)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except IsADirectoryError:
+        raise SourceError("cannot read: is a directory") from None
+    except OSError as e:
+        if isinstance(e, FileNotFoundError) and os.path.islink(path):
+            raise SourceError("cannot read: broken symbolic link") from None
+        raise SourceError(f"cannot read: {e.strerror or e}") from None
+    return decode_source(data, hashlib.sha1(data).hexdigest() if digest else "")
+
+
+def encode_source(text: str, newline: str = "\n", bom: bool = False) -> bytes:
+    if newline != "\n":
+        text = text.replace("\n", newline)
+    data = text.encode("utf-8")
+    return codecs.BOM_UTF8 + data if bom else data
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Replace the file's contents atomically (temp file + os.replace), keeping its mode.
+
+    A symbolic link is followed: the file it points to is replaced, the link kept.
+    """
+    target = os.path.realpath(path)
+    st = os.stat(target)
+    d, base = os.path.split(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".graphmend.tmp", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        if hasattr(os, "chown"):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except OSError:
+                pass
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def parse_error(text: str, path: str = "<string>") -> Optional[str]:
+    """None when `text` parses as Python, else a one-line description of why not."""
+    try:
+        ast.parse(text, path)
+    except SyntaxError as e:
+        return f"{e.msg} (line {e.lineno})"
+    except (ValueError, RecursionError, MemoryError) as e:
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+# --------------------------------------------------------------------------- findings as plain data
+
+_FINDING_FIELDS = [f.name for f in dataclasses.fields(Finding)]
+
+
+def _enc_value(v):
+    if isinstance(v, Span):
+        return (v.start.line, v.start.col, v.end.line, v.end.col)
+    if isinstance(v, Applicability):
+        return v.value
+    return v
+
+
+def encode_finding(f: Finding) -> tuple:
+    return tuple(_enc_value(getattr(f, n)) for n in _FINDING_FIELDS)
+
+
+def _span(t) -> Span:
+    return Span(Pos(t[0], t[1]), Pos(t[2], t[3]))
+
+
+def decode_finding(t: tuple) -> Finding:
+    kw = dict(zip(_FINDING_FIELDS, t))
+    for n in ("span", "entry_span"):
+        if isinstance(kw.get(n), tuple):
+            kw[n] = _span(kw[n])
+    if isinstance(kw.get("applicability"), str):
+        kw["applicability"] = Applicability(kw["applicability"])
+    return Finding(**kw)
+
+
+def shown(code: str, settings: Settings) -> bool:
+    """Whether a finding with `code` is reported under `settings`.
+
+    A syntax error (GM001) is reported even when not selected (nothing else in
+    the file could be checked), unless it is ignored explicitly.
+    """
+    if code == "GM001":
+        return not any(code.startswith(s) for s in settings.ignore)
+    return settings.enabled(code)
+
+
+def _sort_key(f: Finding):
+    return (f.span.start.line, f.span.start.col, f.code)
+
+
+# --------------------------------------------------------------------------- workers
+
+# Per-process state, set by _init_worker in pool workers and by _local_state in-process.
+_STATE: dict = {}
+
+
+def roots_of(paths: Sequence[str]) -> list[str]:
+    """The workspace roots for PATH arguments: directories as given, a file's directory."""
+    roots: list[str] = []
+    for p in paths:
+        d = os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".")
+        if d not in roots:
+            roots.append(d)
+    return roots
+
+
+def _init_worker(settings: Settings, unsafe: bool, factory: Optional[WorkspaceFactory],
+                 roots: Sequence[str]) -> None:
+    _STATE.clear()
+    _STATE.update(settings=settings, unsafe=unsafe, workspace=None)
+    if factory is not None:
+        try:
+            _STATE["workspace"] = factory(list(roots))
+        except Exception as e:  # a broken workspace must not stop the run
+            _STATE["workspace_error"] = f"{type(e).__name__}: {e}"
+
+
+def _internal_error(what: str, e: BaseException) -> str:
+    return f"internal error while {what}: {type(e).__name__}: {e}"
+
+
+def _check_one(path: str) -> tuple:
+    """-> (findings as tuples, suppressed, error)."""
+    settings = _STATE["settings"]
+    try:
+        src = read_source(path)
+    except SourceError as e:
+        return (), 0, str(e)
+    try:
+        fa = analysis.analyze_source(src.text, path, settings, workspace=_STATE.get("workspace"))
+    except RecursionError as e:
+        return (), 0, _internal_error("analyzing (the file nests too deeply)", e)
+    except Exception as e:
+        return (), 0, _internal_error("analyzing", e)
+    found = sorted((f for f in fa.findings if shown(f.code, settings)), key=_sort_key)
+    return tuple(encode_finding(f) for f in found), fa.suppressed, None
+
+
+def _check_chunk(chunk: Sequence[tuple[int, str]]) -> list[tuple]:
+    return [(i, *_check_one(p)) for i, p in chunk]
+
+
+def _fix_one(path: str) -> dict:
+    from graphmend import rewrite  # libcst is loaded only when fixing
+
+    settings = _STATE["settings"]
+    unsafe = _STATE["unsafe"]
+    ws = _STATE.get("workspace")
+    out: dict = {"applied": (), "skipped": (), "remaining": (), "error": None}
+    try:
+        src = read_source(path, digest=True)
+    except SourceError as e:
+        out["error"] = str(e)
+        return out
+    try:
+        res = rewrite.fix_source(src.text, path, settings, unsafe=unsafe, workspace=ws)
+    except Exception as e:
+        res = None
+        out["error"] = _internal_error("fixing", e)
+    new_text = src.text
+    if res is not None and res.text != src.text:
+        why = parse_error(res.text, path)
+        if why is not None:
+            out["error"] = f"the fixed text does not parse ({why}); file left unchanged"
+        else:
+            new_text = res.text
+            out.update(applied=tuple(encode_finding(f) for f in res.applied),
+                       skipped=tuple((encode_finding(f), r) for f, r in res.skipped),
+                       original=src.text, fixed=new_text, newline=src.newline, bom=src.bom,
+                       digest=src.digest)
+    elif res is not None:
+        out["skipped"] = tuple((encode_finding(f), r) for f, r in res.skipped)
+    try:
+        fa = analysis.analyze_source(new_text, path, settings, workspace=ws)
+        found = sorted((f for f in fa.findings if shown(f.code, settings)), key=_sort_key)
+        out["remaining"] = tuple(encode_finding(f) for f in found)
+    except Exception as e:
+        out["error"] = out["error"] or _internal_error("analyzing", e)
+    return out
+
+
+def _fix_chunk(chunk: Sequence[tuple[int, str]]) -> list[tuple]:
+    return [(i, _fix_one(p)) for i, p in chunk]
+
+
+# --------------------------------------------------------------------------- running many files
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _chunks(files: Sequence[str], jobs: int) -> list[list[tuple[int, str]]]:
+    # A few chunks per worker (for balance), dealt round-robin so that each gets
+    # a mix of the directory tree (neighbouring files tend to be alike in size).
+    n = max(1, min(len(files), jobs * 4))
+    chunks: list[list[tuple[int, str]]] = [[] for _ in range(n)]
+    for i, p in enumerate(files):
+        chunks[i % n].append((i, p))
+    return chunks
+
+
+def _mp_context():
+    methods = multiprocessing.get_all_start_methods()
+    # fork is the cheapest start; only safe while this process runs a single thread.
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
+
+
+def _run(files: Sequence[str], worker_chunk, settings: Settings, unsafe: bool, jobs: Optional[int],
+         workspace_factory: Optional[WorkspaceFactory], roots: Optional[Sequence[str]]) -> list:
+    """Run `worker_chunk` over `files`; returns the per-file outputs in file order."""
+    if workspace_factory is not None and roots is None:
+        roots = roots_of(files)
+    roots = list(roots or [])
+    jobs = default_jobs() if not jobs or jobs < 1 else jobs
+    jobs = min(jobs, len(files))
+    out: list = [None] * len(files)
+    if jobs <= 1:
+        saved = dict(_STATE)
+        try:
+            _init_worker(settings, unsafe, workspace_factory, roots)
+            for i, *rest in worker_chunk(list(enumerate(files))):
+                out[i] = rest
+        finally:
+            _STATE.clear()
+            _STATE.update(saved)
+        return out
+    chunks = _chunks(files, jobs)
+    failed: list[list[tuple[int, str]]] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork-with-threads notice (3.12+)
+        with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context(),
+                                    initializer=_init_worker,
+                                    initargs=(settings, unsafe, workspace_factory, roots)) as ex:
+            futures = {ex.submit(worker_chunk, c): c for c in chunks}
+            for fut in cf.as_completed(futures):
+                try:
+                    for i, *rest in fut.result():
+                        out[i] = rest
+                except Exception:  # a worker died (or could not start): redo its files here
+                    failed.append(futures[fut])
+    if failed:
+        redo = [p for c in failed for p in c]
+        saved = dict(_STATE)
+        try:
+            _init_worker(settings, unsafe, workspace_factory, roots)
+            for i, p in redo:
+                try:
+                    (_, *rest), = worker_chunk([(i, p)])
+                except Exception as e:
+                    rest = None
+                    out[i] = ("__error__", _internal_error("checking", e))
+                    continue
+                out[i] = rest
+        finally:
+            _STATE.clear()
+            _STATE.update(saved)
+    return out
+
+
+def check_files(files: Sequence[str], settings: Settings, jobs: Optional[int] = None,
+                workspace_factory: Optional[WorkspaceFactory] = None,
+                roots: Optional[Sequence[str]] = None) -> list[FileResult]:
+    """Analyze `files` (paths); one FileResult per file, in the same order."""
+    results: list[FileResult] = []
+    out = _run(files, _check_chunk, settings, False, jobs, workspace_factory, roots)
+    for p, r in zip(files, out):
+        if r[0] == "__error__":
+            results.append(FileResult(p, error=r[1]))
+            continue
+        enc, suppressed, error = r
+        results.append(FileResult(p, [decode_finding(t) for t in enc], suppressed, error))
+    return results
+
+
+def check_paths(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
+                workspace_factory: Optional[WorkspaceFactory] = None) -> list[FileResult]:
+    """Discover and analyze; the read errors of discovery come first."""
+    files, errors = discover(paths, settings)
+    return errors + check_files(files, settings, jobs, workspace_factory, roots_of(paths))
+
+
+def check_text(text: str, path: str, settings: Settings, workspace=None) -> FileResult:
+    """Analyze text that did not come from a file (stdin, an editor buffer)."""
+    src = normalize_text(text)
+    try:
+        fa = analysis.analyze_source(src.text, path, settings, workspace=workspace)
+    except Exception as e:
+        return FileResult(path, error=_internal_error("analyzing", e))
+    found = sorted((f for f in fa.findings if shown(f.code, settings)), key=_sort_key)
+    return FileResult(path, found, fa.suppressed)
+
+
+def fix_files(files: Sequence[str], settings: Settings, unsafe: bool = False, jobs: Optional[int] = None,
+              workspace_factory: Optional[WorkspaceFactory] = None,
+              roots: Optional[Sequence[str]] = None) -> list[FileFix]:
+    """Compute the fixes for `files` (nothing is written; see `write_fix`)."""
+    fixes: list[FileFix] = []
+    out = _run(files, _fix_chunk, settings, unsafe, jobs, workspace_factory, roots)
+    for p, r in zip(files, out):
+        if r[0] == "__error__":
+            fixes.append(FileFix(p, error=r[1]))
+            continue
+        d = r[0]
+        fixes.append(FileFix(
+            p,
+            applied=[decode_finding(t) for t in d["applied"]],
+            skipped=[(decode_finding(t), why) for t, why in d["skipped"]],
+            remaining=[decode_finding(t) for t in d["remaining"]],
+            error=d["error"],
+            original=d.get("original"), fixed=d.get("fixed"),
+            newline=d.get("newline", "\n"), bom=d.get("bom", False), digest=d.get("digest")))
+    return fixes
+
+
+def write_fix(fix: FileFix) -> Optional[str]:
+    """Write a changed file back (atomically). Returns an error message, or None when written.
+
+    The file is re-read first: if it changed since it was fixed, it is left alone.
+    """
+    if not fix.changed:
+        return None
+    why = parse_error(fix.fixed, fix.path)
+    if why is not None:  # fix_files already checks; never write a file that does not parse
+        return f"the fixed text does not parse ({why}); file left unchanged"
+    try:
+        with open(fix.path, "rb") as f:
+            now = f.read()
+    except OSError as e:
+        return f"cannot read before writing: {e.strerror or e}"
+    if fix.digest and hashlib.sha1(now).hexdigest() != fix.digest:
+        return "the file changed while it was being fixed; left unchanged"
+    try:
+        write_atomic(fix.path, encode_source(fix.fixed, fix.newline, fix.bom))
+    except OSError as e:
+        return f"cannot write: {e.strerror or e}"
+    return None
+
+
+__all__ = [
+    "FileResult", "FileFix", "Source", "SourceError", "Excluder", "discover", "read_source",
+    "decode_source", "encode_source", "write_atomic", "parse_error", "check_files", "check_paths",
+    "check_text", "fix_files", "write_fix", "default_jobs", "shown", "encode_finding", "roots_of",
+    "decode_finding",
+]

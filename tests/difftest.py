@@ -1,0 +1,127 @@
+"""Differential testing of mends: run original and mended code side by side, in eager mode and
+under torch.compile with a counting backend, and compare everything a user could observe."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import logging
+import sys
+import uuid
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from graphmend.config import Settings
+from graphmend.rewrite import fix_source
+
+
+def load_module(src: str, tmp: Path, stem: str):
+    name = f"gm_{stem}_{uuid.uuid4().hex[:8]}"
+    path = tmp / f"{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class Counter:
+    """A backend that records every FX graph Dynamo hands it, then runs it (eager) or
+    compiles it with inductor."""
+
+    def __init__(self, inner: str = "eager"):
+        self.graphs = []
+        self.inner = inner
+
+    def __call__(self, gm, example_inputs):
+        self.graphs.append(gm)
+        if self.inner == "inductor":
+            from torch._inductor.compile_fx import compile_fx
+            return compile_fx(gm, example_inputs)
+        if self.inner == "aot_eager":
+            from torch._dynamo.backends.debugging import aot_eager
+            return aot_eager(gm, example_inputs)
+        return gm.forward
+
+
+@dataclass
+class Observed:
+    result: object = None
+    error: tuple | None = None
+    stdout: str = ""
+    records: list = field(default_factory=list)
+    warns: list = field(default_factory=list)
+
+    def same_as(self, other: "Observed") -> list[str]:
+        diffs = []
+        if (self.error is None) != (other.error is None) or self.error != other.error:
+            diffs.append(f"error {self.error} != {other.error}")
+        elif not _equal(self.result, other.result):
+            diffs.append(f"result {self.result!r} != {other.result!r}")
+        if self.stdout != other.stdout:
+            diffs.append(f"stdout {self.stdout!r} != {other.stdout!r}")
+        if self.records != other.records:
+            diffs.append(f"log records {self.records} != {other.records}")
+        if self.warns != other.warns:
+            diffs.append(f"warnings {self.warns} != {other.warns}")
+        return diffs
+
+
+def _equal(a, b) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a.nan_to_num(), b.nan_to_num()) \
+            and torch.equal(a.isnan(), b.isnan())
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.items = []
+
+    def emit(self, record):
+        if not record.name.startswith("gm."):  # the tests' loggers, not torch's or filelock's
+            return
+        self.items.append((record.name, record.levelname, record.getMessage()))
+
+
+def observe(fn, *args) -> Observed:
+    obs = Observed()
+    h = _Records()
+    root = logging.getLogger()
+    old_level = root.level
+    root.addHandler(h)
+    root.setLevel(logging.DEBUG)
+    out = io.StringIO()
+    try:
+        with warnings.catch_warnings(record=True) as w, contextlib.redirect_stdout(out):
+            warnings.simplefilter("always")
+            try:
+                obs.result = fn(*args)
+            except Exception as e:  # noqa: BLE001 - compared, not handled
+                obs.error = (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+        obs.warns = [(x.category.__name__, str(x.message)) for x in w
+                     if "/torch/" not in x.filename.replace("\\", "/")]
+    finally:
+        root.removeHandler(h)
+        root.setLevel(old_level)
+    obs.stdout = out.getvalue()
+    obs.records = h.items
+    return obs
+
+
+def mend(src: str, unsafe: bool = True) -> str:
+    """Mend every function of `src` (scope "module": the tests compile plain functions)."""
+    return fix_source(src, settings=Settings(scope="module"), unsafe=unsafe).text
+
+
+def compiled(fn, backend: Counter, fullgraph: bool = False):
+    torch._dynamo.reset()
+    return torch.compile(fn, backend=backend, fullgraph=fullgraph)
