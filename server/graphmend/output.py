@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import urllib.parse
 from collections import Counter
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
@@ -95,19 +96,26 @@ def fix_counts(findings: Iterable[Finding]) -> tuple[int, int, int]:
 
 
 def summary(findings: Sequence[Finding], unsafe_fixes: bool = False) -> str:
-    n, safe, unsafe = fix_counts(findings)
+    """The last line of `check`. Syntax errors (GM001) are counted apart from graph breaks."""
+    syntax = sum(1 for f in findings if f.code == "GM001")
+    n, safe, unsafe = fix_counts(f for f in findings if f.code != "GM001")
+    tail = f" {_plural(syntax, 'file')} could not be parsed (GM001)." if syntax else ""
     if n == 0:
+        if syntax:
+            return f"Found no graph breaks; {_plural(syntax, 'file')} could not be parsed (GM001)."
         return "No graph breaks found."
     head = f"Found {_plural(n, 'graph break')}"
     if unsafe_fixes and (safe or unsafe):
-        return f"{head} ({safe + unsafe} fixable with `graphmend fix --unsafe-fixes`)."
-    if safe and unsafe:
-        return f"{head} ({safe} fixable with `graphmend fix`, {unsafe} more with --unsafe-fixes)."
-    if safe:
-        return f"{head} ({safe} fixable with `graphmend fix`)."
-    if unsafe:
-        return f"{head} ({unsafe} fixable with `graphmend fix --unsafe-fixes`)."
-    return f"{head}."
+        line = f"{head} ({safe + unsafe} fixable with `graphmend fix --unsafe-fixes`)."
+    elif safe and unsafe:
+        line = f"{head} ({safe} fixable with `graphmend fix`, {unsafe} more with --unsafe-fixes)."
+    elif safe:
+        line = f"{head} ({safe} fixable with `graphmend fix`)."
+    elif unsafe:
+        line = f"{head} ({unsafe} fixable with `graphmend fix --unsafe-fixes`)."
+    else:
+        line = f"{head}."
+    return line + tail
 
 
 def fix_summary(fixed: int, remaining: Sequence[Finding], unsafe_fixes: bool = False) -> str:
@@ -169,7 +177,7 @@ def format_json(results) -> str:
 def _artifact_uri(path: str) -> str:
     if os.path.isabs(path):
         return Path(path).as_uri()
-    return Path(path).as_posix()
+    return urllib.parse.quote(Path(path).as_posix())
 
 
 def _level(code: str) -> str:

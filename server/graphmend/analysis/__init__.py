@@ -6,4 +6,7 @@ only when a fix is asked for (see `graphmend.rewrite`).
 
 from __future__ import annotations
 
-from graphmend.analysis.engine import analyze_source, FileAnalysis  # noqa: F401
+from graphmend.analysis.engine import (  # noqa: F401
+    FileAnalysis, FileSummary, analyze_many, analyze_source, summarize,
+)
+from graphmend.analysis.scope import reach  # noqa: F401

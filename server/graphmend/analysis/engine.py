@@ -167,11 +167,16 @@ def findings_in_scope(summary: FileSummary, reached: dict[str, str], settings: S
 
 
 def analyze_source(text: str, path: str = "<string>", settings: Optional[Settings] = None,
-                   workspace: Optional[Workspace] = None) -> FileAnalysis:
+                   workspace: Optional[Workspace] = None,
+                   external: Optional[dict[str, str]] = None) -> FileAnalysis:
     """Find the graph-break sites in one file's text. Never raises on bad input:
-    a syntax error becomes a GM001 finding."""
+    a syntax error becomes a GM001 finding. `external`: functions of this file that entries
+    elsewhere reach (qualname -> that entry), as `reach` over the workspace found them."""
     settings = settings or Settings()
     summary = summarize(text, path, settings, workspace)
+    if summary.scope is not None:
+        for q, label in (external or {}).items():
+            summary.scope.entries.setdefault(q, f"via {label}")
     reached = reach([summary.scope]).get(summary.scope.module, {}) if summary.scope else {}
     return findings_in_scope(summary, reached, settings)
 

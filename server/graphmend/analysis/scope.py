@@ -192,7 +192,7 @@ def reach(scopes: Iterable[FileScope]) -> dict[str, dict[str, str]]:
     work: list[tuple[str, str, str]] = []
     for fs in by_mod.values():
         for q, why in fs.entries.items():
-            label = f"{q} ({why})" if why != "nn.Module.forward" else q
+            label = why[4:] if why.startswith("via ") else (f"{q} ({why})" if why != "nn.Module.forward" else q)
             work.append((fs.module, q, label))
     while work:
         mod, q, label = work.pop()

@@ -85,10 +85,10 @@ def _allowed(f: Finding, settings: Settings, unsafe: bool) -> Optional[str]:
 
 
 def one_pass(text: str, path: str, settings: Settings, unsafe: bool, workspace=None,
-             only: Optional[set] = None):
+             only: Optional[set] = None, external: Optional[dict] = None):
     """(new text, applied, skipped, findings of the input)."""
     from graphmend.rules import fix_edits
-    analysis = analyze_source(text, path, settings, workspace)
+    analysis = analyze_source(text, path, settings, workspace, external)
     if any(f.code == "GM001" for f in analysis.findings):
         return text, [], [(f, "the file does not parse") for f in analysis.findings], analysis.findings
     tree = ast.parse(text)
@@ -131,20 +131,20 @@ def one_pass(text: str, path: str, settings: Settings, unsafe: bool, workspace=N
 
 
 def fix_source(text: str, path: str = "<string>", settings: Settings | None = None,
-               unsafe: bool = False, workspace=None) -> FixResult:
+               unsafe: bool = False, workspace=None, external: Optional[dict] = None) -> FixResult:
     settings = settings or Settings()
     unsafe = unsafe or settings.unsafe_fixes
     result = FixResult(text)
     skipped: dict[tuple, tuple[Finding, str]] = {}
     for _ in range(MAX_PASSES):
-        new, applied, sk, _ = one_pass(result.text, path, settings, unsafe, workspace)
+        new, applied, sk, _ = one_pass(result.text, path, settings, unsafe, workspace, external=external)
         for f, why in sk:
             skipped[(f.code, f.span.start.line, f.message)] = (f, why)
         if not applied:
             break
         result.text = new
         result.applied += applied
-    final = analyze_source(result.text, path, settings, workspace)
+    final = analyze_source(result.text, path, settings, workspace, external)
     result.remaining = final.findings
     live = {(f.code, f.span.start.line, f.message) for f in final.findings}
     result.skipped = [v for k, v in skipped.items() if k in live]

@@ -103,8 +103,7 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
     for branch, vals in ((body, true_vals), (orelse, false_vals)):
         for s in branch:
             if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
-                what = type(s).__name__.lower()
-                return None, (f"the branch contains a `{what}` statement; only assignments to local names "
+                return None, (f"the branch contains {_describe(s)}; only assignments to local names "
                               "become torch.where")
             name = s.targets[0].id
             if any(isinstance(n, ast.Name) and (n.id in vals) for n in ast.walk(s.value)):
@@ -132,6 +131,14 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
     if not plan.assigns:
         return None, "the branch assigns no tensor"
     return plan, None
+
+
+def _describe(s: ast.stmt) -> str:
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+        return f"a call with effects (`{ast.unparse(s.value.func)}(...)`)"
+    if isinstance(s, ast.Assign):
+        return f"an assignment to `{ast.unparse(s.targets[0])}`"
+    return f"a `{type(s).__name__.lower()}` statement"
 
 
 def _side_ok(e: ast.expr, site: Site, ctx: Context, env) -> Optional[str]:
