@@ -105,6 +105,24 @@ def early(x: torch.Tensor):
 
 def ternary(x: torch.Tensor):
     return x * 3 if x.mean() > 0 else x.neg()
+
+
+class Rope(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("inv_freq", torch.arange(4.0), persistent=False)
+        self.original_inv_freq = self.inv_freq
+
+    def forward(self, x, position_ids: torch.Tensor):
+        seq_len = torch.max(position_ids) + 1
+        if seq_len > 8:
+            if not hasattr(self, "long_inv_freq"):
+                self.long_inv_freq = torch.arange(4.0) / 8
+            self.register_buffer("inv_freq", self.long_inv_freq, persistent=False)
+        else:
+            self.original_inv_freq = self.original_inv_freq.to(x.device)
+            self.register_buffer("inv_freq", self.original_inv_freq, persistent=False)
+        return x * self.inv_freq
 '''
 
 
@@ -200,6 +218,23 @@ def test_where_fp16_clamp(tmp_path, x):
 def test_where_branches(tmp_path, fn, args):
     o, m, _ = _pair(WHERE, tmp_path, "where")
     _check(getattr(o, fn), getattr(m, fn), [args])
+
+
+def test_where_module_buffer(tmp_path):
+    """LongRoPE's pattern: one module instance called with short and long positions, in turn."""
+    o, m, text = _pair(WHERE, tmp_path, "where")
+    assert "self.register_buffer(\"inv_freq\", torch.where(" in text
+    x = torch.ones(2, 4)
+    short, long = torch.arange(5), torch.arange(12)
+    ro, rm = o.Rope(), m.Rope()
+    c = Counter()
+    fm = compiled(rm, c, fullgraph=True)
+    for pos in (short, long, short, long):
+        want = observe(ro, x, pos)
+        got = observe(fm, x, pos)
+        assert got.same_as(want) == [], got.same_as(want)
+        assert torch.equal(rm.inv_freq, ro.inv_freq)
+    assert len(c.graphs) <= 2  # one graph; a recompile at most when the buffer's identity changes
 
 
 def test_inductor_defer_trap_where(tmp_path):

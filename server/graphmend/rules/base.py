@@ -56,6 +56,10 @@ class Context:
         line = self.text.splitlines()[node.lineno - 1]
         return line[: len(line) - len(line.lstrip())]
 
+    def src_lines(self, node: ast.stmt) -> list[str]:
+        """The full source lines of a statement (indentation included)."""
+        return self.text.splitlines()[node.lineno - 1: node.end_lineno]
+
     def comments_in(self, node: ast.AST) -> list[str]:
         """Comments written inside the lines of `node` (kept above a rewritten statement)."""
         lines = self.text.splitlines(keepends=True)[node.lineno - 1: node.end_lineno]

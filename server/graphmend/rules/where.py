@@ -60,6 +60,9 @@ class _Plan:
         self.ret: Optional[tuple[ast.expr, ast.expr]] = None
         self.remove_next: Optional[ast.stmt] = None  # the `return B` after an else-less if
         self.expr: Optional[tuple[ast.expr, ast.expr]] = None
+        # both branches end in self.register_buffer(NAME, value, **kw): (call, true value, false value)
+        self.buffer: Optional[tuple[ast.Call, ast.expr, ast.expr]] = None
+        self.prelude: list[ast.stmt] = []  # module-state set-up of both branches, run on both paths
 
 
 def _next_stmt(site: Site) -> Optional[ast.stmt]:
@@ -85,6 +88,9 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
     if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
         return None, "elif chains are not mended yet"
     body, orelse = node.body, node.orelse
+    buf = _buffer_plan(site, env, body, orelse)
+    if buf is not None:
+        return buf
     if len(body) == 1 and isinstance(body[0], ast.Return):
         if orelse:
             if len(orelse) == 1 and isinstance(orelse[0], ast.Return):
@@ -130,6 +136,52 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
         plan.assigns.append((name, t, f))
     if not plan.assigns:
         return None, "the branch assigns no tensor"
+    return plan, None
+
+
+def _register_buffer(s: ast.stmt) -> Optional[ast.Call]:
+    if (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+            and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "register_buffer"
+            and isinstance(s.value.func.value, ast.Name) and s.value.func.value.id == "self"
+            and len(s.value.args) == 2 and isinstance(s.value.args[0], ast.Constant)):
+        return s.value
+    return None
+
+
+def _idempotent_setup(s: ast.stmt, env) -> bool:
+    """Module set-up that may run on both paths: `self.a = self.a.to(...)` (a move that is a
+    no-op when repeated), or `if <static>: self.x, ... = <call>` filling a cache attribute."""
+    if isinstance(s, ast.Assign) and len(s.targets) == 1:
+        t, v = s.targets[0], s.value
+        if (isinstance(t, ast.Attribute) and isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                and v.func.attr == "to" and ast.unparse(v.func.value) == ast.unparse(t)):
+            return True
+    if isinstance(s, ast.If) and not s.orelse and env.kind(s.test) is Kind.STATIC:
+        return all(isinstance(b, ast.Assign) and all(
+            isinstance(x, ast.Attribute) or (isinstance(x, ast.Tuple) and all(
+                isinstance(e, (ast.Attribute, ast.Name)) for e in x.elts)) for x in b.targets)
+            for b in s.body)
+    return False
+
+
+def _buffer_plan(site: Site, env, body, orelse) -> Optional[tuple[Optional[_Plan], Optional[str]]]:
+    """`if c: <setup>; self.register_buffer(N, A, ...) else: <setup>; self.register_buffer(N, B, ...)`
+    -> both set-ups, then `self.register_buffer(N, torch.where(c, A, B), ...)`."""
+    if not body or not orelse:
+        return None
+    ct, cf = _register_buffer(body[-1]), _register_buffer(orelse[-1])
+    if ct is None or cf is None:
+        return None
+    if ct.args[0].value != cf.args[0].value or \
+            [ast.dump(k) for k in ct.keywords] != [ast.dump(k) for k in cf.keywords]:
+        return None, "the branches register different buffers"
+    prelude = [*body[:-1], *orelse[:-1]]
+    for s in prelude:
+        if not _idempotent_setup(s, env):
+            return None, f"the branch contains {_describe(s)} besides the buffer update"
+    plan = _Plan()
+    plan.buffer = (ct, ct.args[1], cf.args[1])
+    plan.prelude = prelude
     return plan, None
 
 
@@ -240,6 +292,16 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
                                "torch.where would broadcast instead")
     if env.kind(site.test) is not Kind.TENSOR or _has_python_bool(site.test, ctx):
         return Verdict.decline("the condition is a Python bool read from tensors (torch.equal/allclose)")
+    if plan.buffer is not None:
+        _, t, f = plan.buffer
+        for side in (t, f):
+            why = _side_ok(side, site, ctx, env)
+            if why:
+                return Verdict.decline(why)
+        return Verdict(Applicability.UNSAFE, "Update the buffer with torch.where",
+                       "both branches' module set-up now runs on every call (e.g. a cached table is "
+                       "computed even when unused) and the buffer becomes a new tensor instead of an "
+                       "alias of one of the two; the values match when both have the same shape")
     pairs = plan.assigns and [(t, f) for _, t, f in plan.assigns] or [plan.ret or plan.expr]
     for t, f in pairs:
         for side in (t, f):
@@ -306,7 +368,15 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         lines.append(f"{ind}if {' and '.join(ctx.src(t) for t in site.static_test)}:")
     for s in plan.hoisted:
         lines.append(f"{inner}{ctx.src(s)}")
-    if plan.ret is not None:
+    if plan.buffer is not None:
+        for s in plan.prelude:
+            lines += [inner + ln[len(ctx.indent_of(s)):] if ln.strip() else ln
+                      for ln in ctx.src_lines(s)]
+        call, t, f = plan.buffer
+        args = [ctx.src(call.args[0]), f"{torch_name}.where({c}, {ctx.src(t)}, {ctx.src(f)})"]
+        args += [ctx.src(k) if k.arg is None else f"{k.arg}={ctx.src(k.value)}" for k in call.keywords]
+        lines.append(f"{inner}self.register_buffer({', '.join(args)})")
+    elif plan.ret is not None:
         t, f = plan.ret
         lines.append(f"{inner}return {torch_name}.where({c}, {ctx.src(t)}, {ctx.src(f)})")
         if site.static_test and plan.remove_next is None:
@@ -353,6 +423,30 @@ EXAMPLES = [
         "        z = y - 1\n    return z\n",
         ["GM201"],
         "import torch\n\n@torch.compile\ndef f(x, y: torch.Tensor):\n    z = torch.where(x.sum() > 0, x * 2, y - 1)\n    return z\n",
+        unsafe=True),
+    Example(
+        "a LongRoPE-style buffer switch (unsafe: both set-ups run, the buffer is a new tensor)",
+        "import torch\nfrom torch import nn\n\nclass Rope(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.register_buffer('inv_freq', torch.ones(4), persistent=False)\n"
+        "        self.original_inv_freq = self.inv_freq\n\n"
+        "    def forward(self, x, position_ids: torch.Tensor):\n        seq_len = torch.max(position_ids) + 1\n"
+        "        if seq_len > 8:\n            if not hasattr(self, 'long_inv_freq'):\n"
+        "                self.long_inv_freq = torch.full((4,), 0.5)\n"
+        "            self.register_buffer('inv_freq', self.long_inv_freq, persistent=False)\n        else:\n"
+        "            self.original_inv_freq = self.original_inv_freq.to(x.device)\n"
+        "            self.register_buffer('inv_freq', self.original_inv_freq, persistent=False)\n"
+        "        return x * self.inv_freq\n",
+        ["GM201"],
+        "import torch\nfrom torch import nn\n\nclass Rope(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.register_buffer('inv_freq', torch.ones(4), persistent=False)\n"
+        "        self.original_inv_freq = self.inv_freq\n\n"
+        "    def forward(self, x, position_ids: torch.Tensor):\n        seq_len = torch.max(position_ids) + 1\n"
+        "        if not hasattr(self, 'long_inv_freq'):\n"
+        "            self.long_inv_freq = torch.full((4,), 0.5)\n"
+        "        self.original_inv_freq = self.original_inv_freq.to(x.device)\n"
+        "        self.register_buffer('inv_freq', torch.where(seq_len > 8, self.long_inv_freq, "
+        "self.original_inv_freq), persistent=False)\n"
+        "        return x * self.inv_freq\n",
         unsafe=True),
     Example(
         "declined: the condition may have several elements",
