@@ -133,10 +133,13 @@ def _warning_once(self, *args, **kwargs):
 @pytest.fixture(autouse=True)
 def warning_once():
     """transformers attaches warning_once to Logger with an lru_cache; do the same."""
-    fn = functools.lru_cache(None)(_warning_once)
-    logging.Logger.warning_once = fn
+    before = logging.Logger.__dict__.get("warning_once")
+    logging.Logger.warning_once = functools.lru_cache(None)(_warning_once)
     yield
-    del logging.Logger.warning_once
+    if before is None:
+        del logging.Logger.warning_once
+    else:
+        logging.Logger.warning_once = before
 
 
 def _pair(src, tmp_path, stem):

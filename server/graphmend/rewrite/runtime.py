@@ -40,7 +40,7 @@ Validation guards (``C`` a tensor condition)::
 
 Deferred f-string fields (tensor values inside f-strings)
 --------------------------------------------------------
-Every helper takes the keyword ``_gm_values=(v0, v1, ...)``.  Replace the
+Every helper takes the keyword ``_gm_values=(v0, v1, ...)`` (omit it when empty).  Replace the
 k-th tensor-valued replacement field of an f-string by the ESCAPED literal
 placeholder ``{{_gmK}}`` keeping its conversion and format spec, and pass the
 field expressions, in order, as ``_gm_values``::
@@ -90,17 +90,30 @@ exception or warning class that ``module:qualname`` does not lead back to
 Known differences under compile: tensor text lacks ``grad_fn=...`` /
 ``requires_grad=True`` and ``Parameter containing:`` (the op sees plain
 tensors); a ``stacklevel`` reaching outside the compiled region names the
-outermost compiled frame; with inductor, work after a failing guard that does
-not depend on it may already have run, and in-place updates of graph inputs
-made before the guard are not applied when it raises.
+outermost compiled frame; ``logger.warn`` does not emit its own
+DeprecationWarning; with AOTAutograd backends (aot_eager, inductor) in-place
+updates of graph INPUTS are applied at the end of the graph, so those made
+before a guard that raises are lost (eager keeps them; the eager backend too);
+with inductor, work after a failing guard that does not depend on it may
+already have run.  In the fallback path under compile (graph breaks), record
+and warning locations may name a Dynamo resume function or this block.
+
+Insertion: the block must run before any helper is called: put it after the
+module docstring, the ``from __future__`` imports and (preferably) the file's
+own imports, at module level.  It needs no annotations, so
+``from __future__ import annotations`` files are fine.
 
 Torch versions: the graph-break-free path needs ``torch.library.custom_op``
 with ``schema=`` and ``register_fake`` (torch >= 2.4),
-``torch._higher_order_ops.effects._register_effectful_op``,
-``torch.compiler.is_compiling`` and ``torch.compiler.assume_constant_result``.
-It is tested only on torch 2.13.0 (CPU; backends eager, aot_eager, inductor).
-If any piece is missing the block still imports and every helper simply runs
-the original statement.
+``torch._higher_order_ops.effects._register_effectful_op`` (private),
+``torch.compiler.is_compiling`` and Dynamo honouring the
+``_dynamo_marked_constant`` attribute that ``torch.compiler.assume_constant_result``
+sets (set directly so that importing a mended file does not import
+``torch._dynamo``); ``torch._guards.TracingContext.extract_stack`` (private) is
+optional and only gives the user's location to records and warnings.  It is
+tested only on torch 2.13.0 (CPU; backends eager, aot_eager, inductor), so
+treat 2.4-2.12 as unverified.  If a required piece is missing the block still
+imports and every helper simply runs the original statement.
 """
 
 from __future__ import annotations
@@ -132,23 +145,38 @@ import warnings as _gm_warnings
 
 import torch as _gm_torch
 
-_gm_const = getattr(getattr(_gm_torch, "compiler", None), "assume_constant_result", lambda fn: fn)
+_gm_compiler = getattr(_gm_torch, "compiler", None)
 _gm_FIELD = _gm_re.compile(r"\{_gm(\d+)(![rsa])?(?::([^{}]*))?\}")
-_gm_LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50, "fatal": 50}
-_gm_STACKLEVEL = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
+_gm_LEVELS = {"debug": 10, "info": 20, "warning": 30, "warn": 30, "error": 40,
+              "critical": 50, "fatal": 50}
+_gm_STACKLEVEL = {*_gm_LEVELS, "exception", "log"}  # Logger methods taking stacklevel=
 _gm_warn_registries = {}
 
 
+def _gm_const(fn):
+    """torch.compiler.assume_constant_result(fn), without importing torch._dynamo now:
+    Dynamo calls `fn` at trace time and uses its result as a constant."""
+    fn._dynamo_marked_constant = True
+    return fn
+
+
 def _gm_fill(args, values):
-    """Substitute the deferred f-string fields {_gmK[!c][:spec]} in the str arguments."""
-    def field(m):
-        v = values[int(m.group(1))]
-        if m.group(2):
-            v = {"!r": repr, "!s": str, "!a": ascii}[m.group(2)](v)
-        return format(v, m.group(3) or "")
+    """Substitute the deferred f-string fields {_gmK[!c][:spec]} in the str arguments.
+    (No re.sub callback and no format(): Dynamo mis-traces both; this only breaks.)"""
     if not values:
         return tuple(args)
-    return tuple(_gm_FIELD.sub(field, a) if type(a) is str else a for a in args)
+    out = []
+    for a in args:
+        if type(a) is str:
+            parts = _gm_FIELD.split(a)  # text, (index, conversion, spec, text)*
+            a = parts[0]
+            for i in range(1, len(parts), 4):
+                v, conv, spec = values[int(parts[i])], parts[i + 1], parts[i + 2]
+                if conv:
+                    v = {"!r": repr, "!s": str, "!a": ascii}[conv](v)
+                a += type(v).__format__(v, spec or "") + parts[i + 3]
+        out.append(a)
+    return tuple(out)
 
 
 def _gm_resolve(key):
@@ -161,6 +189,7 @@ def _gm_resolve(key):
 
 
 def _gm_decode(item, tensors):
+    """Run time: the value an op item stands for (see _gm_encode)."""
     kind, rest = item[0], item[1:]
     if kind == "s":
         return rest
@@ -171,7 +200,9 @@ def _gm_decode(item, tensors):
     if kind == "D":
         return _gm_torch.device(rest)
     t = tensors[int(rest)]
-    return {"i": int, "f": float, "b": bool, "z": lambda t: _gm_torch.Size(t.tolist())}.get(kind, lambda t: t)(t)
+    if kind == "z":
+        return _gm_torch.Size(t.tolist())
+    return {"i": int, "f": float, "b": bool}[kind](t) if kind in "ifb" else t
 
 
 def _gm_emit_impl(action, meta, items, nvals, tensors):
@@ -186,23 +217,27 @@ def _gm_emit_impl(action, meta, items, nvals, tensors):
         name, method, filename, lineno, func, _ = meta
         logger = _gm_logging.getLogger(name)
         level = args[0] if method == "log" else _gm_LEVELS.get(method)
-        plain = filename and type(level) is int and all(
-            getattr(type(logger), m) is getattr(_gm_logging.Logger, m) for m in (method, "_log", "findCaller"))
-        if not plain:
+        cls, base = type(logger), _gm_logging.Logger
+        names = (method, "_log", "findCaller")
+        overridden = any(getattr(cls, n) is not getattr(base, n) for n in names)
+        if not filename or type(level) is not int or overridden:
             getattr(logger, method)(*_gm_fill(args, values))
-        elif logger.isEnabledFor(level):
+        elif logger.isEnabledFor(level):  # as Logger._log does, at the user's line
             msg, *rest = _gm_fill(args[1:] if method == "log" else args, values)
-            logger.handle(logger.makeRecord(name, level, filename, int(lineno), msg, tuple(rest), None, func))
+            logger.handle(logger.makeRecord(
+                name, level, filename, int(lineno), msg, tuple(rest), None, func))
     elif action == "warn":
         key, filename, lineno, func, modname = meta
         (message,) = _gm_fill(args, values)
         if not filename:
             _gm_warnings.warn(message, _gm_resolve(key))
             return
-        module = _gm_sys.modules.get(modname)
+        module = _gm_sys.modules.get(modname)  # as warnings.warn does, at the user's line
         g = vars(module) if module is not None else None
-        registry = g.setdefault("__warningregistry__", {}) if g is not None else _gm_warn_registries.setdefault(filename, {})
-        _gm_warnings.warn_explicit(message, _gm_resolve(key), filename, int(lineno), modname or None, registry, g)
+        registry = (g.setdefault("__warningregistry__", {}) if g is not None
+                    else _gm_warn_registries.setdefault(filename, {}))
+        _gm_warnings.warn_explicit(message, _gm_resolve(key), filename, int(lineno),
+                                   modname or None, registry, g)
     elif action == "raise":
         key, negate = meta
         cond, *rest = args
@@ -211,10 +246,11 @@ def _gm_emit_impl(action, meta, items, nvals, tensors):
 
 
 def _gm_register():
-    """The ordered effectful op graphmend::emit_v1 (reused if another file registered it); None if unsupported."""
+    """The ordered effectful op graphmend::emit_v1, registered once per process
+    (later files reuse it); None where this torch lacks what it needs."""
     try:
         from torch._higher_order_ops.effects import _EffectType, _register_effectful_op
-        _gm_torch.compiler.is_compiling, _gm_torch.compiler.assume_constant_result
+        _gm_compiler.is_compiling  # needed too
         if not hasattr(_gm_torch.ops.graphmend, "emit_v1"):
             op = _gm_torch.library.custom_op(
                 "graphmend::emit_v1", _gm_emit_impl, mutates_args=(),
@@ -230,12 +266,12 @@ _gm_op = _gm_register()
 
 
 def _gm_compiling():
-    return _gm_op is not None and _gm_torch.compiler.is_compiling()
+    return _gm_op is not None and _gm_compiler.is_compiling()
 
 
 @_gm_const
 def _gm_logger_name(key):
-    """Trace time: the name under which logging.getLogger returns the logger with id `key` ("" if none)."""
+    """Trace time: the name for which logging.getLogger gives the logger with id `key`, or ""."""
     for logger in (_gm_logging.root, *list(_gm_logging.Logger.manager.loggerDict.values())):
         if id(logger) == key and isinstance(logger, _gm_logging.Logger):
             return logger.name if _gm_logging.getLogger(logger.name) is logger else ""
@@ -244,7 +280,7 @@ def _gm_logger_name(key):
 
 @_gm_const
 def _gm_class_key(cls):
-    """Trace time: "module:qualname" of `cls` if that name leads back to it at run time, else ""."""
+    """Trace time: "module:qualname" of `cls` if that name leads back to it, else ""."""
     key = f"{getattr(cls, '__module__', '')}:{getattr(cls, '__qualname__', '')}"
     try:
         return key if _gm_resolve(key) is cls else ""
@@ -254,34 +290,36 @@ def _gm_class_key(cls):
 
 @_gm_const
 def _gm_where(stacklevel):
-    """Trace time: [file, line, function, module] of the user frame `stacklevel` up from the helper call."""
+    """Trace time: [file, line, function, module] of the user's frame `stacklevel`
+    levels up from the helper call (within the compiled region)."""
     try:
         frames = [f for f in _gm_torch._guards.TracingContext.extract_stack()
                   if not f.name.startswith(("_graphmend_", "_gm_"))]
         frame = frames[max(len(frames) - max(int(stacklevel), 1), 0)]
-    except Exception:
+        modname = next((name for name, m in list(_gm_sys.modules.items())
+                        if getattr(m, "__file__", None) == frame.filename), "")
+        return [frame.filename, str(frame.lineno), frame.name, modname]
+    except Exception:  # a private API; without it the effect names this block's line
         return ["", "0", "", ""]
-    modname = next((name for name, m in list(_gm_sys.modules.items())
-                    if getattr(m, "__file__", None) == frame.filename), "")
-    return [frame.filename, str(frame.lineno), frame.name, modname]
 
 
 def _gm_encode(a, tensors):
-    """Trace time: `a` as an op item (tensors and numbers go to `tensors`); None if unsupported."""
+    """Trace time: `a` as an op item, with tensors (and numbers, which may be
+    symbolic) appended to `tensors`; None if `a` cannot be passed."""
     T = _gm_torch
     if type(a) is str:
         return "s" + a
     if a is None:
         return "n"
     if isinstance(a, T.dtype):
-        return "d" + str(a)[6:]
+        return "d" + str(a)[len("torch."):]
     if isinstance(a, T.device):
         return "D" + str(a)
     if isinstance(a, T.Tensor):
         kind = "t"
-    elif type(a) is bool:  # numbers become tensors: they may be symbolic (dynamic shapes)
+    elif type(a) is bool:
         kind, a = "b", T.full((), a, dtype=T.bool)
-    elif type(a) is int:
+    elif type(a) is int and -2**63 <= a < 2**63:
         kind, a = "i", T.full((), a, dtype=T.int64)
     elif type(a) is float:
         kind, a = "f", T.full((), a, dtype=T.float64)
@@ -294,7 +332,7 @@ def _gm_encode(a, tensors):
 
 
 def _gm_emit(action, meta, args, values):
-    """Trace time: record the op call; False (nothing recorded) if an argument cannot be encoded."""
+    """Trace time: record the op call; False (nothing recorded) if an argument can't be passed."""
     tensors, items = [], []
     for a in (*args, *values):
         item = _gm_encode(a, tensors)
@@ -306,38 +344,45 @@ def _gm_emit(action, meta, args, values):
 
 
 def _graphmend_print(*args, sep=" ", end="\n", file=None, flush=False, _gm_values=()):
-    """print(*args, ...) that torch.compile keeps in the graph."""
+    """print(*args, sep=, end=, file=, flush=) that torch.compile keeps in the graph."""
     if _gm_compiling() and type(flush) is bool:
-        stream = "stdout" if file is None or file is _gm_sys.stdout else "stderr" if file is _gm_sys.stderr else ""
+        stream = ("stdout" if file is None or file is _gm_sys.stdout
+                  else "stderr" if file is _gm_sys.stderr else "")
         texts = [_gm_encode(s, None) if s is None or type(s) is str else None for s in (sep, end)]
-        if stream and None not in texts and _gm_emit("print", [stream, "1" if flush else "0", *texts], args, _gm_values):
+        meta = [stream, "1" if flush else "0", *texts]
+        if stream and None not in texts and _gm_emit("print", meta, args, _gm_values):
             return None
     print(*_gm_fill(args, _gm_values), sep=sep, end=end, file=file, flush=flush)
 
 
 def _graphmend_log(logger, method, *args, _gm_values=(), **kw):
     """logger.<method>(*args, **kw) that torch.compile keeps in the graph."""
-    if _gm_compiling() and isinstance(logger, _gm_logging.Logger) and method != "exception" and all(k == "stacklevel" for k in kw):
+    if (_gm_compiling() and isinstance(logger, _gm_logging.Logger) and method != "exception"
+            and all(k == "stacklevel" for k in kw)):
         name = _gm_logger_name(id(logger))
-        if name and _gm_emit("log", [name, method, *_gm_where(kw.get("stacklevel", 1))], args, _gm_values):
+        meta = [name, method, *_gm_where(kw.get("stacklevel", 1))]
+        if name and _gm_emit("log", meta, args, _gm_values):
             return None
-    if method in _gm_STACKLEVEL and isinstance(logger, (_gm_logging.Logger, _gm_logging.LoggerAdapter)):
-        kw["stacklevel"] = kw.get("stacklevel", 1) + 1
+    if method in _gm_STACKLEVEL and isinstance(logger, (_gm_logging.Logger,
+                                                        _gm_logging.LoggerAdapter)):
+        kw["stacklevel"] = kw.get("stacklevel", 1) + 1  # skip this helper's frame
     return getattr(logger, method)(*_gm_fill(args, _gm_values), **kw)
 
 
 def _graphmend_warn(message, category=None, stacklevel=1, source=None, *, _gm_values=(), **kw):
-    """warnings.warn(message, category, stacklevel, source) that torch.compile keeps in the graph."""
-    if _gm_compiling() and type(message) is str and source is None and not kw and (category is None or isinstance(category, type)):
+    """warnings.warn(...) that torch.compile keeps in the graph."""
+    if (_gm_compiling() and type(message) is str and source is None and not kw
+            and (category is None or isinstance(category, type))):
         key = "builtins:UserWarning" if category is None else _gm_class_key(category)
         if key and _gm_emit("warn", [key, *_gm_where(stacklevel)], (message,), _gm_values):
             return None
     (message,) = _gm_fill((message,), _gm_values)
-    _gm_warnings.warn(message, category, stacklevel + 1, source, **kw)
+    _gm_warnings.warn(message, category, stacklevel + 1, source, **kw)  # +1: this helper
 
 
 def _graphmend_raise_if(cond, exc_type, *args, negate=False, _gm_values=()):
-    """`if cond: raise exc_type(*args)` (`if not cond` with negate=True) without a graph break on tensor conds."""
+    """`if cond: raise exc_type(*args)` (`if not cond:` when negate=True) that
+    torch.compile keeps in the graph when cond is a tensor."""
     if _gm_compiling() and isinstance(cond, _gm_torch.Tensor) and isinstance(exc_type, type):
         key = _gm_class_key(exc_type)
         if key and _gm_emit("raise", [key, "1" if negate else "0"], (cond, *args), _gm_values):

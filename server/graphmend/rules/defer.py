@@ -54,66 +54,75 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
                                    "(write it as an f-string field to have it deferred)")
     if None in kws:
         return Verdict.decline("the call unpacks **kwargs, which cannot be checked statically")
-    for a in call.args:
-        if isinstance(a, ast.JoinedStr):
-            for v in _tensor_fields(site, env, a):
-                if v.format_spec is not None and any(
-                        isinstance(x, ast.FormattedValue) for x in v.format_spec.values):
-                    return Verdict.decline("a tensor f-string field has a computed format spec")
+    if site.code == "GM102" and site.detail.endswith(".exception()"):
+        return Verdict.decline("logger.exception() records the active exception's traceback, "
+                               "which a deferred record cannot carry")
+    if site.code == "GM102" and kws - {"stacklevel"}:
+        return Verdict.decline(f"the logger call passes {', '.join(sorted(kws - {'stacklevel'}))}; "
+                               "only stacklevel can be deferred")
+    if site.code == "GM103" and ("source" in kws or any(
+            isinstance(a, ast.Call) and env.kind(a) is not Kind.STATIC for a in call.args[:1])):
+        return Verdict.decline("warnings.warn() is given a Warning instance or source=; only a "
+                               "message and a category can be deferred")
     title = {"GM101": "Defer print() into the graph",
              "GM102": f"Defer {site.detail} into the graph",
              "GM103": "Defer warnings.warn() into the graph"}[site.code]
     return Verdict(Applicability.SAFE, title)
 
 
-def _fstring_with_placeholders(ctx: Context, s: ast.JoinedStr, tensor_fields, start: int) -> str:
-    """Rebuild an f-string, turning tensor fields into literal `{N:spec}` placeholders."""
-    out = []
-    quote = '"'
-    src = ctx.src(s)
-    prefix = src[: src.index(src.lstrip("rRbBuUfF")[0])]
-    body_q = src[len(prefix):]
-    if body_q.startswith(('"""', "'''")):
-        quote = body_q[:3]
-    else:
-        quote = body_q[0]
+def _fstring_with_placeholders(ctx: Context, s: ast.JoinedStr, tensor_fields, start: int) -> Optional[str]:
+    """Rebuild an f-string, turning tensor fields into the runtime's literal `{_gmN!c:spec}`
+    placeholders (filled when the graph runs). Field expressions are re-printed with
+    ast.unparse (their positions inside f-strings are unreliable before Python 3.12); the
+    quotes are chosen so that no field expression contains them. None if that is impossible."""
+    parts: list[tuple[bool, str]] = []  # (is code, text)
     n = start
     for v in s.values:
         if isinstance(v, ast.Constant):
-            out.append(_escape(v.value, quote))
+            parts.append((False, v.value))
         elif v in tensor_fields:
             conv = {-1: "", 115: "!s", 114: "!r", 97: "!a"}[v.conversion]
-            spec = ""
-            if v.format_spec is not None:
-                spec = ":" + "".join(x.value for x in v.format_spec.values if isinstance(x, ast.Constant))
-            out.append("{{" + f"_gm{n}{conv}{spec}" + "}}")
+            spec = _spec(v)
+            parts.append((True, "{{" + f"_gm{n}{conv}" + (":" + spec if spec is not None else "") + "}}"))
             n += 1
         else:
-            out.append("{" + _field_src(ctx, v) + "}")
-    raw = "r" if "r" in prefix.lower() else ""
-    return f"{raw}f{quote}{''.join(out)}{quote}"
+            parts.append((True, "{" + _field_src(v) + "}"))
+    code = "".join(t for is_code, t in parts if is_code)
+    if "\\" in code:
+        return None
+    for quote in ('"', "'", '"""', "'''"):
+        if quote not in code:
+            break
+    else:
+        return None
+    body = "".join(t if is_code else _escape(t, quote) for is_code, t in parts)
+    return f"f{quote}{body}{quote}"
+
+
+def _spec(v: ast.FormattedValue) -> Optional[str]:
+    if v.format_spec is None:
+        return None
+    out = []
+    for x in v.format_spec.values:
+        out.append(_escape(x.value, "") if isinstance(x, ast.Constant) else "{" + _field_src(x) + "}")
+    return "".join(out)
 
 
 def _escape(s: str, quote: str) -> str:
     s = s.replace("\\", "\\\\").replace("{", "{{").replace("}", "}}")
     s = s.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-    if len(quote) == 1:
-        s = s.replace(quote, "\\" + quote)
+    if quote:
+        s = s.replace(quote[0], "\\" + quote[0])
     return s
 
 
-def _field_src(ctx: Context, v: ast.FormattedValue) -> str:
-    expr = ctx.src(v.value)
+def _field_src(v: ast.FormattedValue) -> str:
+    expr = ast.unparse(v.value)
     conv = {-1: "", 115: "!s", 114: "!r", 97: "!a"}[v.conversion]
-    spec = ""
-    if v.format_spec is not None:
-        parts = []
-        for x in v.format_spec.values:
-            parts.append(x.value if isinstance(x, ast.Constant) else "{" + _field_src(ctx, x) + "}")
-        spec = ":" + "".join(parts)
+    spec = _spec(v)
     if expr.startswith("{"):
         expr = " " + expr
-    return f"{expr}{conv}{spec}"
+    return f"{expr}{conv}" + (":" + spec if spec is not None else "")
 
 
 def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
@@ -123,12 +132,15 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     values: list[str] = []
     if site.code == "GM102":
         func: ast.Attribute = call.func
-        args += [ctx.src(func.value), repr(func.attr)]
+        args += [ctx.src(func.value), f'"{func.attr}"']
     for a in call.args:
         if isinstance(a, ast.JoinedStr) and _tensor_fields(site, env, a):
             fields = _tensor_fields(site, env, a)
-            args.append(_fstring_with_placeholders(ctx, a, fields, len(values)))
-            values += [ctx.src(v.value) for v in fields]
+            rebuilt = _fstring_with_placeholders(ctx, a, fields, len(values))
+            if rebuilt is None:
+                return None
+            args.append(rebuilt)
+            values += [ast.unparse(v.value) for v in fields]
         else:
             args.append(ctx.src(a))
     for k in call.keywords:
@@ -156,7 +168,7 @@ EXAMPLES = [
         "import torch\nfrom torch import nn\nfrom transformers.utils import logging\n@@HELPERS@@\n\n"
         "logger = logging.get_logger(__name__)\n\n"
         "class Block(nn.Module):\n    def forward(self, x, use_cache=True):\n        if use_cache:\n"
-        "            _graphmend_log(logger, 'warning_once', \"`use_cache=True` is deprecated\")\n"
+        "            _graphmend_log(logger, \"warning_once\", \"`use_cache=True` is deprecated\")\n"
         "        return x + 1\n"),
     Example(
         "a tensor value in an f-string is formatted when the graph runs",
@@ -166,7 +178,7 @@ EXAMPLES = [
         ["GM102"],
         "import logging\nimport torch\n@@HELPERS@@\n\nlogger = logging.getLogger(__name__)\n\n"
         "@torch.compile\ndef f(x):\n    s = x.sum()\n"
-        "    _graphmend_log(logger, 'info', f\"sum={{_gm0:.3f}} n={x.shape[0]}\", _gm_values=(s,))\n"
+        "    _graphmend_log(logger, \"info\", f\"sum={{_gm0:.3f}} n={x.shape[0]}\", _gm_values=(s,))\n"
         "    return s\n"),
     Example(
         "warnings.warn in a helper the compiled function calls",
