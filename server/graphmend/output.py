@@ -63,6 +63,11 @@ def finding_lines(path: str, f: Finding, unsafe_fixes: bool = False, show_fixes:
         lines.append(f"  = {extra}")
     if f.note:
         lines.append(f"  = note: {f.note}")
+    if f.rewrite is None and f.gb_id:  # unmendable: Dynamo's own explanation and hint
+        from graphmend.rules.unmendable import dynamo_says
+        said = dynamo_says(f.gb_id)
+        if said:
+            lines.append(f"  = {said}")
     if show_fixes and f.fixable:
         title = f.fix_title or (f"{f.rewrite} rewrite" if f.rewrite else "available")
         suffix = "" if f.applicability is Applicability.SAFE else " (unsafe: needs --unsafe-fixes)"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import re
 from typing import Optional
 
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
@@ -90,6 +91,19 @@ def annotation_kind(ann: Optional[ast.expr]) -> Optional[Kind]:
     return None
 
 
+_DOC_TENSOR = re.compile(r"^\s*\**(\w+)\**\s*\(\s*`?(?:torch\.)?\w*Tensor\b", re.MULTILINE)
+
+
+def _docstring_tensors(fn: ast.AST) -> set[str]:
+    """Parameters documented as tensors: `name (`torch.LongTensor` of shape ...)` (Hugging Face
+    and Google-style docstrings)."""
+    body = getattr(fn, "body", None)
+    if not body or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Constant) \
+            or not isinstance(body[0].value.value, str):
+        return set()
+    return set(_DOC_TENSOR.findall(body[0].value.value))
+
+
 class Env:
     """Kinds of the local names of one function, as the pass reaches each statement."""
 
@@ -100,7 +114,7 @@ class Env:
         self.kinds: dict[str, Kind] = {}
         self.locals: set[str] = set()
         args = fi.node.args
-        evidence = fi.evidence
+        evidence = fi.evidence | _docstring_tensors(fi.node)
         all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         for a in all_args:
             k = annotation_kind(a.annotation)

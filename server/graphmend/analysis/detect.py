@@ -27,6 +27,11 @@ UNTRACEABLE = {
 }
 DYNAMIC_SHAPE_FUNCS = frozenset({"nonzero", "unique", "unique_consecutive", "masked_select",
                                  "argwhere", "bincount", "repeat_interleave"})
+# torch factories whose leading arguments are Python numbers (sizes, bounds): a tensor there is
+# read into Python while tracing (Dynamo: "Data dependent operator", GB0033).
+SIZE_FACTORIES = frozenset({"torch.linspace", "torch.logspace", "torch.arange", "torch.zeros", "torch.ones",
+                            "torch.empty", "torch.full", "torch.randn", "torch.rand", "torch.randint",
+                            "torch.eye"})
 DISABLE_DECORATORS = ("torch.compiler.disable", "torch._dynamo.disable", "torch.jit.unused",
                       "torch.jit.ignore", "torch._disable_dynamo")
 
@@ -41,6 +46,7 @@ class Site:
     static_test: list[ast.expr] = field(default_factory=list)  # static conjuncts (`and` prefix)
     detail: str = ""  # e.g. "logger.warning_once", "`.item()`"
     note: Optional[str] = None
+    gb_id: Optional[str] = None  # when it differs from the rule's usual Dynamo id
 
 
 class FunctionWalker:
@@ -92,7 +98,13 @@ class FunctionWalker:
         elif isinstance(s, (ast.For, ast.AsyncFor)):
             self.exprs(s.iter)
             it = env.kind(s.iter)
-            env.bind(s.target, Kind.TENSOR if it is Kind.TENSOR else
+            target = s.target
+            if (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
+                    and s.iter.func.id == "enumerate" and s.iter.args and isinstance(target, ast.Tuple)
+                    and len(target.elts) == 2):
+                env.bind(target.elts[0], Kind.STATIC)  # the index; rows of a tensor are tensors
+                it, target = env.kind(s.iter.args[0]), target.elts[1]
+            env.bind(target, Kind.TENSOR if it is Kind.TENSOR else
                      (Kind.STATIC if it is Kind.STATIC else Kind.UNKNOWN))
             for _ in range(2):  # loop-carried kinds: a second pass settles most
                 self.block(s.body)
@@ -211,6 +223,11 @@ class FunctionWalker:
                 if self.env.kind(node.value) is Kind.TENSOR and isinstance(sl, ast.Compare) \
                         and self.env.kind(sl) is Kind.TENSOR:
                     self.add("GM402", node, detail="boolean-mask indexing")
+                bounds = [b for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])
+                          if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step) if b is not None]
+                if self.env.kind(node.value) is Kind.TENSOR and any(
+                        self.env.kind(b) is Kind.TENSOR for b in bounds):
+                    self.add("GM401", node, detail="slicing with tensor-valued bounds", gb_id="GB0038")
 
     def call(self, c: ast.Call) -> None:
         env = self.env
@@ -241,6 +258,10 @@ class FunctionWalker:
                 return
         if q in ("int", "float", "bool") and len(c.args) == 1 and env.kind(c.args[0]) is Kind.TENSOR:
             self.add("GM401", c, detail=f"`{q}()` of a tensor")
+            return
+        if q in SIZE_FACTORIES and any(env.kind(a) is Kind.TENSOR for a in c.args[:3]) and not (
+                q in ("torch.tensor", "torch.as_tensor")):
+            self.add("GM401", c, detail=f"`{q}()` with a tensor as a size or bound", gb_id="GB0033")
             return
         if q.startswith("torch."):
             name = q.split(".")[-1]

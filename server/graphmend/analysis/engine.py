@@ -116,7 +116,19 @@ def _no_gc():
 def summarize(text: str, path: str = "<string>", settings: Optional[Settings] = None,
               workspace: Optional[Workspace] = None, module: Optional[str] = None) -> FileSummary:
     with _no_gc():
-        return _summarize(text, path, settings, workspace, module)
+        try:
+            return _summarize(text, path, settings, workspace, module)
+        except RecursionError:  # a backstop: the parse and each function are guarded below
+            summary = FileSummary(path, None, suppressions=suppressions(text))
+            summary.syntax_error = too_deep_finding()
+            return summary
+
+
+def too_deep_finding(line: int = 1) -> Finding:
+    """Code nested too deeply for Python's `ast` (a RecursionError while building or walking
+    the tree): reported like a syntax error, since nothing in the file could be checked."""
+    return Finding("GM001", "Cannot analyse: the code nests too deeply for Python's ast "
+                   "(RecursionError)", Span(Pos(line, 0), Pos(line, 0)))
 
 
 def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Optional[Workspace],
@@ -134,14 +146,26 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
             e = SyntaxError(str(e))
         summary.syntax_error = syntax_error_finding(e, lines)
         return summary
+    except RecursionError:
+        summary.syntax_error = too_deep_finding()
+        return summary
     mod = module or (module_name_for(path) if path != "<string>" else "__main__")
     sym = Symbols(tree, mod, is_package=path.endswith("__init__.py"))
     summary.scope = file_scope(sym, ws, settings.scope)
     for fi in sym.all_functions:
         if fi.qualname in summary.scope.disabled:
             continue
-        sites = FunctionWalker(sym, fi).run()
-        found = [judge(site, sym, lines, text) for site in sites]
+        walker = FunctionWalker(sym, fi)
+        try:
+            sites = walker.run()
+        except RecursionError:  # an expression too deep to walk: keep the sites found before it
+            sites = walker.sites
+        found = []
+        for site in sites:
+            try:
+                found.append(judge(site, sym, lines, text))
+            except RecursionError:
+                continue
         if found:
             summary.by_function[fi.qualname] = found
     return summary

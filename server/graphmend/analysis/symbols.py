@@ -132,6 +132,12 @@ class Symbols:
                 if fi is not None and isinstance(node.value, ast.Name) \
                         and node.attr in ("shape", "dtype", "device", "ndim"):
                     fi.evidence.add(node.value.id)
+            elif isinstance(node, ast.Subscript):
+                # x[:, 0], x[..., 1:]: multi-dimensional slicing is what tensors (and arrays) take
+                if fi is not None and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Tuple) \
+                        and any(isinstance(e, (ast.Slice,)) or (isinstance(e, ast.Constant) and e.value is Ellipsis)
+                                for e in node.slice.elts):
+                    fi.evidence.add(node.value.id)
             elif isinstance(node, ast.Assign) and fi is not None and fi.cls is not None \
                     and isinstance(node.value, ast.Call):
                 for t in node.targets:

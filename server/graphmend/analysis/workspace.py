@@ -100,13 +100,18 @@ class Workspace:
         self._module_cache[dotted] = result
         return result
 
-    def class_is_module(self, sym: Symbols, ci: ClassInfo, depth: int = 0) -> bool:
+    def class_is_module(self, sym: Symbols, ci: ClassInfo, depth: int = 0,
+                        _seen: Optional[set[int]] = None) -> bool:
+        seen = set() if _seen is None else _seen  # local classes visited: `class A(B)`, `class B(A)`
+        if id(ci) in seen:
+            return False
+        seen.add(id(ci))
         for b in ci.bases:
             if not b:
                 continue
             local = b.rsplit(".", 1)[-1]
             if b == f"{sym.module}.{local}" and local in sym.classes and local != ci.name:
-                if self.class_is_module(sym, sym.classes[local], depth + 1):
+                if self.class_is_module(sym, sym.classes[local], depth + 1, seen):
                     return True
             elif self.is_module_class(b, depth + 1):
                 return True

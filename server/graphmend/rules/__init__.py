@@ -46,7 +46,7 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
         rewrite=rule.rewrite,
         applicability=verdict.applicability,
         decline_reason=verdict.reason,
-        gb_id=rule.gb_id,
+        gb_id=site.gb_id or rule.gb_id,
         note=site.note,
         fix_title=verdict.title,
         site=site,

@@ -14,10 +14,8 @@ from graphmend.rules.base import Example, Verdict
 
 CODES = ("GM401", "GM402", "GM403")
 HINTS = {
-    "GM401": "keep the value a tensor (use tensor ops instead of Python numbers), or set "
-             "torch._dynamo.config.capture_scalar_outputs = True",
-    "GM402": "use a fixed-shape formulation (torch.where with three arguments, masked ops), or set "
-             "torch._dynamo.config.capture_dynamic_output_shape_ops = True",
+    "GM401": "keep the value a tensor (tensor ops instead of Python numbers)",
+    "GM402": "use a fixed-shape formulation (three-argument torch.where, masked ops)",
     "GM403": "move the call outside the compiled region, or wrap it in a function decorated with "
              "torch.compiler.disable (that still breaks, but explicitly)",
 }
@@ -33,6 +31,16 @@ def message(site: Site) -> str:
 
 def judge(site: Site, ctx, env) -> Verdict:
     return Verdict.decline("no rewrite keeps the meaning; " + HINTS[site.code])
+
+
+def dynamo_says(gb_id) -> str | None:
+    """Dynamo's own type and hint for the id, as one line (from the user's torch if found)."""
+    from graphmend.dynamo_registry import explain
+    e = explain(gb_id)
+    if e is None:
+        return None
+    hint = " ".join(e["hints"])
+    return f"dynamo {gb_id}: {e['type']}" + (f"; hint: {hint}" if hint else "") + f" ({e['link']})"
 
 
 EXAMPLES = [
