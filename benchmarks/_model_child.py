@@ -1,0 +1,628 @@
+"""Child process of ``benchmarks/models.py``: build ONE small transformers model and measure it.
+
+Run as ``python benchmarks/_model_child.py --spec NAME [--outputs FILE] [--calls N] [--no-explain]``.
+It imports whatever ``transformers`` comes first on ``sys.path`` (the parent puts a mended copy first on
+``PYTHONPATH`` for the mended side), builds the model from a small config with random weights
+(``torch.manual_seed(0)``, no hub access), and then, under ``torch.no_grad()``:
+
+1. ``eager``: calls the model ``--calls`` times, recording every message it emits.
+2. ``compiled``: ``torch.compile(model, backend=<counting backend>)`` called ``--calls`` times. The backend
+   records every FX ``GraphModule`` Dynamo hands it, with its ``compile_subgraph_reason`` (the break reason
+   and user stack, the same objects ``torch._dynamo.explain`` reports). ``graphs`` is the number of graphs
+   recorded during the FIRST call (the paper's metric, breaks = graphs - 1); graphs compiled on later calls
+   are recompilations. Each graph also carries its Dynamo compile id (``frame_id/frame_compile_id``;
+   ``graphs_from_recompiles`` counts first-call graphs whose frame_compile_id > 0, i.e. graphs that a
+   recompilation inside the first call produced) and the frame it was traced from.
+3. ``explain``: ``torch._dynamo.explain(model)(**inputs)`` after ``torch._dynamo.reset()``; its graph count,
+   break count and break reasons (reason text, user frames file:line:function and source line).
+
+Recompiles are counted from Dynamo's ``recompiles`` artifact log (logger
+``torch._dynamo.guards.__recompiles``, enabled with ``torch._logging.set_logs(recompiles=True)``): one
+record per "Recompiling function ..." event, i.e. one per guard failure that led to a new cache entry.
+``torch._dynamo.utils.counters`` (``stats``, ``frames``, ``graph_break``) are reported as well.
+
+Messages: ``logging`` records of the ``transformers`` logger hierarchy (level, logger name, getMessage()),
+``warnings.warn`` calls (with ``simplefilter("always")``, so every emission is seen; category, message,
+file:line) and ``print`` output (one event per line), interleaved in emission order, per phase and call.
+``warning_once`` / ``info_once`` caches are cleared between phases so that each phase starts with the
+once-only state of a fresh process.
+
+Outputs: every tensor in the model output (``ModelOutput`` fields, caches flattened through
+``to_legacy_cache()``) is saved with ``torch.save`` to ``--outputs`` as
+``{"eager": {name: tensor}, "compiled": {name: tensor}}`` (first call of each phase) and summarised (shape,
+dtype, sha256 of the raw bytes) in the JSON.
+
+The child prints exactly one JSON object on stdout (its last line); model ``print`` output is captured.
+This module must stay importable without torch: ``benchmarks/models.py`` imports the spec table from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import linecache
+import logging
+import os
+import sys
+import time
+import traceback
+import warnings
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+# --------------------------------------------------------------------------------------------------
+# Spec table (pure data; no torch import at module level)
+# --------------------------------------------------------------------------------------------------
+
+#: Small overrides tried for ANY family (the generic fallback). Only keys the family's default config
+#: already has (attribute or attribute_map alias) are passed, so unknown names are never invented.
+GENERIC_OVERRIDES: dict[str, Any] = {
+    "hidden_size": 64,
+    "d_model": 64,
+    "n_embd": 64,
+    "num_hidden_layers": 2,
+    "num_layers": 2,
+    "n_layer": 2,
+    "encoder_layers": 2,
+    "decoder_layers": 2,
+    "num_decoder_layers": 2,
+    "num_attention_heads": 2,
+    "num_heads": 2,
+    "n_head": 2,
+    "num_key_value_heads": 2,
+    "encoder_attention_heads": 2,
+    "decoder_attention_heads": 2,
+    "intermediate_size": 128,
+    "d_ff": 128,
+    "encoder_ffn_dim": 128,
+    "decoder_ffn_dim": 128,
+    "vocab_size": 128,
+    "max_position_embeddings": 64,
+    "n_positions": 64,
+    "pad_token_id": 0,
+    "bos_token_id": 1,
+    "eos_token_id": 2,
+    "decoder_start_token_id": 0,
+}
+
+#: Per-family overrides. Keys:
+#:   model_type  transformers model_type for AutoConfig.for_model (default: the family name)
+#:   config      config overrides applied on top of the (filtered) generic ones; passed as given
+#:   inputs      "auto" (input_ids [+ decoder_input_ids if encoder-decoder]), "whisper", "grounding_dino"
+#:   seq_len     input length (default 16); batch (default 2); dec_len (default 8)
+#:   auto_class  transformers Auto class name (default AutoModel, the generic fallback). The required
+#:               families use the task head users call (ForConditionalGeneration, ForCausalLM, ...):
+#:               the head's forward is the root frame, which changes the graph count (t5 and bart:
+#:               4 graphs with the head, 3 with the bare AutoModel).
+#:   extra_files other transformers files (relative to the package root) the family runs, to mend too
+FAMILIES: dict[str, dict[str, Any]] = {
+    "t5": {
+        "config": {
+            "d_model": 64, "d_kv": 32, "d_ff": 128, "num_layers": 2, "num_decoder_layers": 2,
+            "num_heads": 2, "vocab_size": 128, "relative_attention_num_buckets": 8,
+            "relative_attention_max_distance": 16, "decoder_start_token_id": 0, "pad_token_id": 0,
+            "eos_token_id": 1,
+        },
+        "auto_class": "AutoModelForSeq2SeqLM",
+    },
+    "bart": {
+        "config": {
+            "d_model": 64, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 2,
+            "decoder_attention_heads": 2, "encoder_ffn_dim": 128, "decoder_ffn_dim": 128,
+            "vocab_size": 128, "max_position_embeddings": 64, "pad_token_id": 1, "bos_token_id": 0,
+            "eos_token_id": 2, "decoder_start_token_id": 2, "forced_eos_token_id": 2,
+        },
+        "auto_class": "AutoModelForSeq2SeqLM",
+    },
+    "whisper": {
+        "config": {
+            "d_model": 64, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 2,
+            "decoder_attention_heads": 2, "encoder_ffn_dim": 128, "decoder_ffn_dim": 128,
+            "vocab_size": 128, "num_mel_bins": 16, "max_source_positions": 16,
+            "max_target_positions": 32, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+            "decoder_start_token_id": 3, "suppress_tokens": None, "begin_suppress_tokens": None,
+        },
+        "inputs": "whisper",
+        "auto_class": "AutoModelForSpeechSeq2Seq",
+    },
+    "phi3": {
+        # LongRoPE: head_dim 32 -> 16 factors; original_max_position_embeddings (16) BELOW the input
+        # length (24), so the dynamic `seq_len > original_max_position_embeddings` branch is live.
+        "config": {
+            "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+            "num_attention_heads": 2, "num_key_value_heads": 2, "vocab_size": 128,
+            "max_position_embeddings": 64, "original_max_position_embeddings": 16,
+            "rope_scaling": {
+                "type": "longrope",
+                "short_factor": [1.0 + 0.05 * i for i in range(16)],
+                "long_factor": [1.0 + 0.25 * i for i in range(16)],
+            },
+            "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+        },
+        "seq_len": 24,
+        "auto_class": "AutoModelForCausalLM",
+    },
+    "longformer": {
+        "config": {
+            "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+            "intermediate_size": 128, "vocab_size": 128, "attention_window": 8,
+            "max_position_embeddings": 64, "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2,
+        },
+        "seq_len": 20,
+        "auto_class": "AutoModelForMaskedLM",
+    },
+    "grounding-dino": {
+        # Tiny Swin backbone (transformers' own, no timm, no weights) + tiny BERT text encoder.
+        "config": {
+            "use_timm_backbone": False,
+            "use_pretrained_backbone": False,
+            "backbone_config": {
+                "model_type": "swin", "image_size": 64, "patch_size": 4, "embed_dim": 16,
+                "depths": [1, 1, 1, 1], "num_heads": [1, 1, 2, 2], "window_size": 4,
+                "out_indices": [2, 3, 4],
+            },
+            "text_config": {
+                "model_type": "bert", "hidden_size": 64, "num_hidden_layers": 2,
+                "num_attention_heads": 2, "intermediate_size": 128, "vocab_size": 128,
+                "max_position_embeddings": 64,
+            },
+            "d_model": 64, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 2,
+            "decoder_attention_heads": 2, "encoder_ffn_dim": 128, "decoder_ffn_dim": 128,
+            "num_queries": 16, "num_feature_levels": 4, "encoder_n_points": 2, "decoder_n_points": 2,
+            "max_text_len": 32, "disable_custom_kernels": True,
+        },
+        "generic": False,
+        "inputs": "grounding_dino",
+        "auto_class": "AutoModelForZeroShotObjectDetection",
+        "seq_len": 8,
+        "batch": 1,
+        "extra_files": ["models/swin/modeling_swin.py", "models/bert/modeling_bert.py"],
+    },
+}
+
+#: Required benchmark specs, in table order.
+DEFAULT_SPECS = [
+    "t5", "t5-fp16", "whisper", "whisper-fp16", "bart", "bart-fp16", "phi3", "longformer",
+    "grounding-dino",
+]
+
+DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``"bart-fp16"`` -> ``("bart", "fp16")``; ``"t5"`` -> ``("t5", "fp32")``."""
+    for suffix in DTYPES:
+        if spec.endswith("-" + suffix):
+            return spec[: -len(suffix) - 1], suffix
+    return spec, "fp32"
+
+
+def family_entry(family: str) -> dict[str, Any]:
+    return FAMILIES.get(family, {})
+
+
+def family_module_dir(family: str) -> str:
+    """Directory name under ``transformers/models`` for a family (model_type)."""
+    model_type = family_entry(family).get("model_type", family)
+    try:  # exact mapping when transformers is importable cheaply enough
+        from transformers.models.auto.configuration_auto import model_type_to_module_name
+
+        return model_type_to_module_name(model_type)
+    except Exception:  # pragma: no cover - fallback without transformers
+        return model_type.replace("-", "_")
+
+
+# --------------------------------------------------------------------------------------------------
+# Message capture
+# --------------------------------------------------------------------------------------------------
+
+
+def _short_path(path: str) -> str:
+    """Path relative to the transformers / torch package root when inside one (mended copies live
+    in a temp dir, so absolute paths differ between sides)."""
+    norm = path.replace(os.sep, "/")
+    for marker in ("/transformers/", "/torch/"):
+        idx = norm.rfind(marker)
+        if idx >= 0:
+            return norm[idx + 1:]
+    return norm
+
+
+class _Capture(logging.Handler):
+    """Collects transformers log records, warnings and print lines into ``self.events``."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.NOTSET)
+        self.events: list[dict[str, Any]] | None = None
+        self._line = ""
+
+    # logging.Handler
+    def emit(self, record: logging.LogRecord) -> None:  # noqa: D401
+        if self.events is None:
+            return
+        try:
+            msg = record.getMessage()
+        except Exception as exc:  # pragma: no cover
+            msg = f"<getMessage failed: {exc!r}>"
+        self.events.append(
+            {"kind": "log", "level": record.levelname, "name": record.name, "message": msg,
+             "where": f"{_short_path(record.pathname)}:{record.lineno}"}
+        )
+
+    # warnings.showwarning replacement
+    def showwarning(self, message, category, filename, lineno, file=None, line=None) -> None:
+        if self.events is None:
+            return
+        self.events.append(
+            {"kind": "warning", "level": "WARNING", "name": category.__name__, "message": str(message),
+             "where": f"{_short_path(filename)}:{lineno}"}
+        )
+
+    # sys.stdout replacement
+    def write(self, text: str) -> int:
+        self._line += text
+        while "\n" in self._line:
+            line, self._line = self._line.split("\n", 1)
+            if self.events is not None:
+                self.events.append({"kind": "print", "level": "", "name": "stdout", "message": line,
+                                    "where": ""})
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    @contextlib.contextmanager
+    def phase(self, events: list[dict[str, Any]]):
+        self.events = events
+        old_stdout = sys.stdout
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = self.showwarning  # type: ignore[assignment]
+            sys.stdout = self  # type: ignore[assignment]
+            try:
+                yield
+            finally:
+                if self._line:
+                    self.write("\n")
+                sys.stdout = old_stdout
+                self.events = None
+
+
+def _clear_once_caches() -> None:
+    """Reset transformers' ``warning_once``/``info_once`` (lru_cache on logging.Logger methods)."""
+    for attr in ("warning_once", "info_once"):
+        fn = getattr(logging.Logger, attr, None)
+        clear = getattr(fn, "cache_clear", None)
+        if callable(clear):
+            clear()
+
+
+class _ListHandler(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.NOTSET)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.records.append(record.getMessage())
+        except Exception as exc:  # pragma: no cover
+            self.records.append(f"<getMessage failed: {exc!r}>")
+
+
+# --------------------------------------------------------------------------------------------------
+# Model building
+# --------------------------------------------------------------------------------------------------
+
+
+def build_config(family: str):
+    from transformers import AutoConfig
+
+    entry = family_entry(family)
+    model_type = entry.get("model_type", family)
+    overrides: dict[str, Any] = {}
+    if entry.get("generic", True):
+        default = AutoConfig.for_model(model_type)
+        aliases = set(getattr(default, "attribute_map", {}) or {})
+        overrides = {k: v for k, v in GENERIC_OVERRIDES.items() if k in aliases or hasattr(default, k)}
+    overrides.update(entry.get("config", {}))
+    return AutoConfig.for_model(model_type, **overrides)
+
+
+def build_model(family: str, dtype_name: str, auto_class: str | None = None):
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    config = build_config(family)
+    auto_name = auto_class or family_entry(family).get("auto_class", "AutoModel")
+    model = getattr(transformers, auto_name).from_config(config)
+    model.eval()
+    dtype = getattr(torch, DTYPES[dtype_name])
+    if dtype != torch.float32:
+        model = model.to(dtype)
+    return config, model
+
+
+def build_inputs(family: str, config, dtype_name: str) -> dict[str, Any]:
+    import torch
+
+    entry = family_entry(family)
+    kind = entry.get("inputs", "auto")
+    batch = entry.get("batch", 2)
+    seq_len = entry.get("seq_len", 16)
+    dec_len = entry.get("dec_len", 8)
+    dtype = getattr(torch, DTYPES[dtype_name])
+    gen = torch.Generator().manual_seed(1)
+    vocab = getattr(config, "vocab_size", 128) or 128
+    low = 3 if vocab > 8 else 0  # keep clear of pad/bos/eos ids
+
+    def ids(n: int, vocab_size: int = vocab) -> "torch.Tensor":
+        return torch.randint(low, vocab_size, (batch, n), generator=gen)
+
+    if kind == "whisper":
+        frames = 2 * config.max_source_positions
+        feats = torch.randn(batch, config.num_mel_bins, frames, generator=gen).to(dtype)
+        return {"input_features": feats, "decoder_input_ids": ids(dec_len)}
+    if kind == "grounding_dino":
+        size = config.backbone_config.image_size
+        pixels = torch.randn(batch, 3, size, size, generator=gen).to(dtype)
+        return {"pixel_values": pixels, "input_ids": ids(seq_len, config.text_config.vocab_size)}
+    inputs = {"input_ids": ids(seq_len)}
+    if getattr(config, "is_encoder_decoder", False):
+        inputs["decoder_input_ids"] = ids(dec_len)
+    return inputs
+
+
+# --------------------------------------------------------------------------------------------------
+# Outputs
+# --------------------------------------------------------------------------------------------------
+
+
+def flatten_outputs(obj: Any, prefix: str = "out") -> dict[str, Any]:
+    import torch
+
+    flat: dict[str, Any] = {}
+
+    def walk(value: Any, name: str) -> None:
+        if isinstance(value, torch.Tensor):
+            flat[name] = value.detach().cpu().clone()
+        elif hasattr(value, "to_legacy_cache"):
+            walk(value.to_legacy_cache(), name)
+        elif hasattr(value, "items") and callable(value.items):
+            for key, sub in value.items():
+                walk(sub, f"{name}.{key}")
+        elif isinstance(value, (list, tuple)):
+            for idx, sub in enumerate(value):
+                walk(sub, f"{name}[{idx}]")
+
+    walk(obj, prefix)
+    return flat
+
+
+def tensor_digest(t) -> dict[str, Any]:
+    import torch
+
+    raw = t.detach().cpu().contiguous().reshape(-1)
+    if raw.dtype == torch.bool:
+        raw = raw.to(torch.uint8)
+    data = raw.view(torch.uint8).numpy().tobytes() if raw.numel() else b""
+    info: dict[str, Any] = {
+        "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    if t.is_floating_point() and t.numel():
+        f = t.detach().float()
+        info["sum"] = float(f.sum())
+        info["absmax"] = float(f.abs().max())
+        info["nonfinite"] = int((~torch.isfinite(f)).sum())
+    return info
+
+
+# --------------------------------------------------------------------------------------------------
+# Break reasons
+# --------------------------------------------------------------------------------------------------
+
+
+def _frame_dict(fs) -> dict[str, Any]:
+    filename = getattr(fs, "filename", "?")
+    lineno = getattr(fs, "lineno", None)
+    line = getattr(fs, "line", None)
+    if not line and lineno:
+        line = linecache.getline(filename, lineno).strip()
+    return {"file": filename, "short": _short_path(filename), "line": lineno,
+            "function": getattr(fs, "name", "?"), "source": (line or "").strip()}
+
+
+def reason_dict(reason) -> dict[str, Any]:
+    text = str(getattr(reason, "reason", reason))
+    stack = [_frame_dict(fs) for fs in (getattr(reason, "user_stack", None) or [])]
+    first_line = text.strip().splitlines()[0] if text.strip() else ""
+    gb = None
+    idx = text.find("/gb/gb")
+    if idx >= 0:
+        gb = text[idx + 4: idx + 10].upper()
+    site = stack[-1] if stack else None
+    return {"reason": text, "summary": first_line, "gb": gb, "site": site, "user_stack": stack}
+
+
+# --------------------------------------------------------------------------------------------------
+# Measurement
+# --------------------------------------------------------------------------------------------------
+
+
+def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
+            auto_class: str | None = None) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    family, dtype_name = parse_spec(spec)
+    capture = _Capture()
+    tf_logger = logging.getLogger("transformers")
+    tf_logger.addHandler(capture)
+
+    result: dict[str, Any] = {"spec": spec, "family": family, "dtype": dtype_name, "ok": False}
+    build_events: list[dict[str, Any]] = []
+    with capture.phase(build_events):
+        import torch
+        import transformers
+
+        result["transformers_file"] = transformers.__file__
+        result["transformers_version"] = transformers.__version__
+        result["torch_version"] = torch.__version__
+        config, model = build_model(family, dtype_name, auto_class)
+        inputs = build_inputs(family, config, dtype_name)
+    result["model_class"] = type(model).__name__
+    result["attn_implementation"] = getattr(config, "_attn_implementation", None)
+    result["inputs"] = {k: {"shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")}
+                        for k, v in inputs.items()}
+    result["messages"] = {"build": build_events}
+    result["timings"] = {"build_s": round(time.perf_counter() - t0, 2)}
+
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    # Dynamo's own artifact logs: recompiles (one record per recompilation) and graph breaks.
+    torch._logging.set_logs(recompiles=True)
+    recompile_handler = _ListHandler()
+    logging.getLogger("torch._dynamo.guards.__recompiles").addHandler(recompile_handler)
+
+    saved: dict[str, dict[str, Any]] = {}
+    with torch.no_grad():
+        # ---- eager ----
+        t = time.perf_counter()
+        eager_events: list[list[dict[str, Any]]] = []
+        for i in range(calls):
+            events: list[dict[str, Any]] = []
+            with capture.phase(events):
+                out = model(**inputs)
+            eager_events.append(events)
+            if i == 0:
+                saved["eager"] = flatten_outputs(out)
+        result["messages"]["eager"] = eager_events
+        result["timings"]["eager_s"] = round(time.perf_counter() - t, 2)
+
+        # ---- compiled with the counting backend ----
+        _clear_once_caches()
+        torch._dynamo.reset()
+        counters.clear()
+        graphs: list[dict[str, Any]] = []
+        call_index = [0]
+
+        def counting_backend(gm, example_inputs):
+            reason = getattr(gm, "compile_subgraph_reason", None)
+            cid = torch._guards.CompileContext.current_compile_id()
+            rd = reason_dict(reason) if reason is not None else None
+            graphs.append({
+                "call": call_index[0],
+                # frame_compile_id > 0: this graph comes from a RE-compilation of its frame
+                "compile_id": str(cid) if cid is not None else None,
+                "frame_id": getattr(cid, "frame_id", None),
+                "frame_compile_id": getattr(cid, "frame_compile_id", None),
+                "frame": rd["user_stack"][0] if rd and rd["user_stack"] else None,
+                "nodes": len(gm.graph.nodes),
+                "ops": sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method",
+                                                                  "call_module")),
+                "graph_break": bool(getattr(reason, "graph_break", False)) if reason else False,
+                "reason": rd,
+            })
+            return gm.forward
+
+        compiled = torch.compile(model, backend=counting_backend)
+        compiled_events: list[list[dict[str, Any]]] = []
+        graphs_per_call: list[int] = []
+        recompiles_per_call: list[int] = []
+        compile_error = None
+        t = time.perf_counter()
+        for i in range(calls):
+            call_index[0] = i
+            before_g, before_r = len(graphs), len(recompile_handler.records)
+            events = []
+            try:
+                with capture.phase(events):
+                    out_c = compiled(**inputs)
+            except Exception:
+                compile_error = traceback.format_exc()
+                compiled_events.append(events)
+                break
+            compiled_events.append(events)
+            graphs_per_call.append(len(graphs) - before_g)
+            recompiles_per_call.append(len(recompile_handler.records) - before_r)
+            if i == 0:
+                saved["compiled"] = flatten_outputs(out_c)
+            if i == 0:
+                result["timings"]["compile_first_call_s"] = round(time.perf_counter() - t, 2)
+        result["messages"]["compiled"] = compiled_events
+        first = [g for g in graphs if g["call"] == 0]
+        result["graphs"] = len(first)
+        result["breaks"] = max(len(first) - 1, 0)
+        result["graphs_per_call"] = graphs_per_call
+        result["graph_details"] = graphs
+        result["break_reasons"] = [g["reason"] for g in first if g["reason"] and g["graph_break"]]
+        result["graphs_from_recompiles"] = sum(1 for g in first if (g["frame_compile_id"] or 0) > 0)
+        result["recompiles"] = len(recompile_handler.records)
+        result["recompiles_per_call"] = recompiles_per_call
+        result["recompile_reasons"] = list(recompile_handler.records)
+        result["counters"] = {k: dict(v) for k, v in counters.items()
+                              if k in ("stats", "frames", "graph_break", "resumes")}
+        result["compile_error"] = compile_error
+
+        # ---- explain ----
+        if explain:
+            _clear_once_caches()
+            torch._dynamo.reset()
+            t = time.perf_counter()
+            explain_events: list[dict[str, Any]] = []
+            before_r = len(recompile_handler.records)
+            try:
+                with capture.phase(explain_events):
+                    ex = torch._dynamo.explain(model)(**inputs)
+                result["explain"] = {
+                    "graph_count": ex.graph_count,
+                    "graph_break_count": ex.graph_break_count,
+                    "op_count": ex.op_count,
+                    "break_reasons": [reason_dict(r) for r in ex.break_reasons],
+                    "recompiles": len(recompile_handler.records) - before_r,
+                }
+            except Exception:
+                result["explain"] = {"error": traceback.format_exc()}
+            result["messages"]["explain"] = explain_events
+            result["timings"]["explain_s"] = round(time.perf_counter() - t, 2)
+
+    tf_logger.removeHandler(capture)
+    result["outputs"] = {phase: {name: tensor_digest(v) for name, v in tensors.items()}
+                         for phase, tensors in saved.items()}
+    if outputs_path:
+        torch.save(saved, outputs_path)
+        result["outputs_file"] = outputs_path
+    result["timings"]["total_s"] = round(time.perf_counter() - t0, 2)
+    result["ok"] = compile_error is None
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--spec", required=True, help="e.g. t5, bart-fp16, phi3, any model_type[-fp16]")
+    ap.add_argument("--outputs", help="torch.save the output tensors here")
+    ap.add_argument("--calls", type=int, default=2, help="calls per phase (default 2)")
+    ap.add_argument("--no-explain", action="store_true", help="skip torch._dynamo.explain")
+    ap.add_argument("--auto-class", help="transformers Auto class (default: the family table's)")
+    args = ap.parse_args(argv)
+    real_stdout = sys.stdout
+    try:
+        result = measure(args.spec, args.outputs, max(args.calls, 1), not args.no_explain,
+                         args.auto_class)
+    except BaseException as exc:  # report, never crash silently
+        result = {"spec": args.spec, "ok": False, "error": f"{type(exc).__name__}: {exc}",
+                  "traceback": traceback.format_exc()}
+    sys.stdout = real_stdout
+    real_stdout.write("\n" + json.dumps(result, default=str) + "\n")
+    real_stdout.flush()
+    return 0 if result.get("ok") else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,653 @@
+"""Measure torch.compile graph breaks on small real transformers models, original vs mended.
+
+    python benchmarks/models.py [--models t5,bart-fp16,...] [--json out.json] [--markdown]
+                                [--side both|original] [--fix-cmd CMD] [--files F,...] [--timeout S]
+
+For each model spec (``family[-fp16|-bf16]``; any transformers ``model_type`` works through a generic
+small-config fallback, see ``_model_child.FAMILIES`` for the per-family overrides):
+
+* ORIGINAL: a fresh subprocess (``benchmarks/_model_child.py``) imports the installed transformers,
+  builds the model from a small config with random weights and measures it (graphs and breaks with a
+  counting backend, ``torch._dynamo.explain`` break reasons, recompiles, outputs, messages).
+* MENDED: the installed ``transformers`` package is copied to a temp dir, the fix command
+  (default ``<python> -m graphmend fix --unsafe-fixes <files>``) rewrites the chosen files of the copy in
+  place, and the same child runs with the copy first on ``PYTHONPATH``. A fix command that fails, times
+  out or changes nothing is reported as such (the mended side is then skipped, or equal to the original).
+
+The table compares graphs/breaks/recompiles, outputs (bitwise ``torch.equal``, else max abs difference)
+and messages (transformers log records, warnings, prints; in order) for eager and compiled runs, plus
+original-eager vs mended-compiled ("X"), since a mend must not lose messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SERVER = REPO / "server"
+CHILD = HERE / "_model_child.py"
+
+sys.path.insert(0, str(HERE))
+from _model_child import DEFAULT_SPECS, FAMILIES, parse_spec  # noqa: E402
+
+#: Files shared by many families, mended together with the family's own modeling files by default.
+SHARED_FILES = [
+    "modeling_rope_utils.py",
+    "modeling_attn_mask_utils.py",
+    "modeling_utils.py",
+    "integrations/sdpa_attention.py",
+]
+
+DEFAULT_FIX_CMD = "{python} -m graphmend fix --unsafe-fixes"
+
+
+# --------------------------------------------------------------------------------------------------
+# Locating transformers and the files to mend
+# --------------------------------------------------------------------------------------------------
+
+
+def transformers_root(python: str = sys.executable) -> Path:
+    """Directory of the transformers package ``python`` imports (found without importing it)."""
+    code = ("import importlib.util as u; s = u.find_spec('transformers'); "
+            "print(s.submodule_search_locations[0] if s else '')")
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60,
+                         env=_child_env([]))
+    path = out.stdout.strip()
+    if not path:
+        raise RuntimeError(f"transformers is not importable by {python}: {out.stderr.strip()}")
+    return Path(path)
+
+
+def family_dir(root: Path, family: str) -> str:
+    model_type = FAMILIES.get(family, {}).get("model_type", family)
+    cand = model_type.replace("-", "_")
+    if (root / "models" / cand).is_dir():
+        return cand
+    # special names (e.g. "xlm-roberta" style exceptions): ask transformers itself
+    code = ("from transformers.models.auto.configuration_auto import model_type_to_module_name as m; "
+            f"print(m({model_type!r}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env=_child_env([]))
+    return out.stdout.strip() or cand
+
+
+def default_files(root: Path, family: str) -> list[str]:
+    """The family's ``models/<family>/modeling_*.py`` (PyTorch only), its extra files, shared files."""
+    sub = family_dir(root, family)
+    files = []
+    for path in sorted((root / "models" / sub).glob("modeling_*.py")):
+        if path.name.startswith(("modeling_tf_", "modeling_flax_")):
+            continue
+        files.append(path.relative_to(root).as_posix())
+    files += FAMILIES.get(family, {}).get("extra_files", [])
+    files += SHARED_FILES
+    seen: set[str] = set()
+    return [f for f in files if not (f in seen or seen.add(f))]
+
+
+def expand_files(root: Path, patterns: list[str], family: str) -> list[str]:
+    """Expand ``{family}`` and globs in user-given file patterns (relative to the package root)."""
+    out: list[str] = []
+    for pat in patterns:
+        pat = pat.strip().replace("{family}", family_dir(root, family))
+        if not pat:
+            continue
+        matches = sorted(glob.glob(str(root / pat), recursive=True))
+        out += [Path(m).relative_to(root).as_posix() for m in matches] or [pat]
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Mended copy
+# --------------------------------------------------------------------------------------------------
+
+
+def _sha(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _tail(text: str, n: int = 2000) -> str:
+    return text if len(text) <= n else "..." + text[-n:]
+
+
+def make_mended_copy(root: Path, files: list[str], fix_cmd: str, python: str, workdir: Path,
+                     timeout: float, ok_rcs: tuple[int, ...] = (0, 1)) -> dict[str, Any]:
+    """Copy ``root`` into ``workdir/transformers`` and run the fix command on ``files`` there.
+
+    ``ok_rcs``: exit codes meaning the command worked. ``graphmend fix`` exits 1 when breaks remain
+    after fixing (like ``ruff check --fix``) and 2 on errors, so 0 and 1 are both success by default.
+    Status: ``ok`` (worked, files changed), ``no-op`` (worked, nothing changed), ``failed`` (other exit
+    code, or a Python traceback on stderr whatever the exit code), ``timeout``, ``error`` (could not run
+    it)."""
+    info: dict[str, Any] = {"files": files, "dir": str(workdir), "status": "error"}
+    t0 = time.perf_counter()
+    dest = workdir / "transformers"
+    shutil.copytree(root, dest, symlinks=True)
+    info["copy_s"] = round(time.perf_counter() - t0, 2)
+    targets = [dest / f for f in files]
+    missing = [f for f in files if not (dest / f).is_file()]
+    info["missing"] = missing
+    targets = [t for t in targets if t.is_file()]
+    before = {t: _sha(t) for t in targets}
+    cmd = [part.replace("{python}", python) for part in shlex.split(fix_cmd)] + [str(t) for t in targets]
+    info["cmd"] = " ".join(shlex.quote(c) for c in cmd)
+    t1 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=str(REPO),
+                              env=_child_env([str(SERVER)]))
+    except subprocess.TimeoutExpired as exc:
+        info.update(status="timeout", detail=f"fix command timed out after {timeout:.0f} s",
+                    stdout=_tail(_text(exc.stdout)), stderr=_tail(_text(exc.stderr)))
+        return info
+    except OSError as exc:
+        info.update(status="error", detail=f"could not run fix command: {exc}")
+        return info
+    info["fix_s"] = round(time.perf_counter() - t1, 2)
+    info["rc"] = proc.returncode
+    info["stdout"] = _tail(proc.stdout)
+    info["stderr"] = _tail(proc.stderr)
+    changed = [t.relative_to(dest).as_posix() for t in targets if _sha(t) != before[t]]
+    info["changed"] = changed
+    # content hashes of the mended files: attributes a result to the exact rewrite (and helper block)
+    info["changed_sha256"] = {f: _sha(dest / f) for f in changed}
+    out_last = proc.stdout.strip().splitlines()
+    summary = out_last[-1] if out_last else ""
+    if "Traceback (most recent call last)" in proc.stderr:
+        # An uncaught exception exits 1 too, which would otherwise read as "fixed, breaks remain".
+        last = proc.stderr.strip().splitlines()
+        info.update(status="failed", detail=f"rc={proc.returncode}, crashed: {last[-1] if last else ''}")
+    elif proc.returncode not in ok_rcs:
+        last = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
+        info.update(status="failed", detail=f"rc={proc.returncode}: {last[-1] if last else ''}")
+    elif not changed:
+        info.update(status="no-op", detail=f"rc={proc.returncode}, no file changed. {summary}".strip())
+    else:
+        info.update(status="ok", detail=f"rc={proc.returncode}, {len(changed)} file(s) changed "
+                                        f"({', '.join(changed)}). {summary}".strip())
+    return info
+
+
+def _text(data: Any) -> str:
+    if data is None:
+        return ""
+    return data.decode(errors="replace") if isinstance(data, bytes) else str(data)
+
+
+# --------------------------------------------------------------------------------------------------
+# Children
+# --------------------------------------------------------------------------------------------------
+
+
+def _child_env(path_prefix: list[str]) -> dict[str, str]:
+    env = dict(os.environ)
+    env["HF_HUB_OFFLINE"] = "1"
+    env["TRANSFORMERS_OFFLINE"] = "1"
+    env["HF_DATASETS_OFFLINE"] = "1"
+    env["TOKENIZERS_PARALLELISM"] = "false"
+    env.pop("TORCH_LOGS", None)
+    env.pop("TORCH_COMPILE_DEBUG", None)
+    parts = list(path_prefix)
+    if env.get("PYTHONPATH"):
+        parts.append(env["PYTHONPATH"])
+    if parts:
+        env["PYTHONPATH"] = os.pathsep.join(parts)
+    else:
+        env.pop("PYTHONPATH", None)
+    return env
+
+
+def run_child(spec: str, *, python: str = sys.executable, path_prefix: list[str] | None = None,
+              outputs: str | None = None, timeout: float = 600, calls: int = 2,
+              explain: bool = True, auto_class: str | None = None) -> dict[str, Any]:
+    """Run ``_model_child.py`` for one spec in a fresh process; return its JSON (never raises)."""
+    cmd = [python, str(CHILD), "--spec", spec, "--calls", str(calls)]
+    if outputs:
+        cmd += ["--outputs", outputs]
+    if not explain:
+        cmd.append("--no-explain")
+    if auto_class:
+        cmd += ["--auto-class", auto_class]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                              env=_child_env(path_prefix or []), cwd=str(REPO))
+    except subprocess.TimeoutExpired as exc:
+        return {"spec": spec, "ok": False, "timeout": True,
+                "error": f"TIMEOUT: child did not finish within {timeout:.0f} s",
+                "stderr_tail": _tail(_text(exc.stderr))}
+    wall = round(time.perf_counter() - t0, 2)
+    result = None
+    for line in reversed(proc.stdout.strip().splitlines()):
+        if line.startswith("{"):
+            try:
+                result = json.loads(line)
+                break
+            except json.JSONDecodeError:
+                continue
+    if result is None:
+        return {"spec": spec, "ok": False, "rc": proc.returncode, "wall_s": wall,
+                "error": f"child exited rc={proc.returncode} without a JSON result",
+                "stderr_tail": _tail(proc.stderr), "stdout_tail": _tail(proc.stdout)}
+    result["rc"] = proc.returncode
+    result["wall_s"] = wall
+    if not result.get("ok"):
+        result["stderr_tail"] = _tail(proc.stderr)
+    return result
+
+
+# --------------------------------------------------------------------------------------------------
+# Comparison
+# --------------------------------------------------------------------------------------------------
+
+
+def compare_tensors(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Bitwise comparison of two {name: tensor} dicts; max abs difference where not equal."""
+    import torch
+
+    res: dict[str, Any] = {"equal": True, "max_abs_diff": 0.0, "mismatched": []}
+    if set(a) != set(b):
+        res["equal"] = False
+        res["mismatched"].append({"keys_only_in_first": sorted(set(a) - set(b)),
+                                  "keys_only_in_second": sorted(set(b) - set(a))})
+    for name in sorted(set(a) & set(b)):
+        x, y = a[name], b[name]
+        if x.shape != y.shape or x.dtype != y.dtype:
+            res["equal"] = False
+            res["mismatched"].append({"name": name, "why": f"{tuple(x.shape)}/{x.dtype} vs "
+                                                           f"{tuple(y.shape)}/{y.dtype}"})
+            continue
+        if torch.equal(x, y):
+            continue
+        if x.is_floating_point() and torch.equal(torch.isnan(x), torch.isnan(y)) and torch.equal(
+                x.nan_to_num(0.0), y.nan_to_num(0.0)):
+            continue  # equal up to NaN positions (torch.equal treats NaN != NaN)
+        res["equal"] = False
+        diff = (x.double() - y.double()).abs().nan_to_num(float("inf")).max().item() if x.numel() else 0.0
+        res["max_abs_diff"] = max(res["max_abs_diff"], diff)
+        res["mismatched"].append({"name": name, "max_abs_diff": diff})
+    return res
+
+
+def _event_key(ev: dict[str, Any]) -> tuple:
+    # file:line is left out: mended files have other line numbers.
+    return (ev.get("kind"), ev.get("level"), ev.get("name"), ev.get("message"))
+
+
+def _model_events(calls: list[list[dict[str, Any]]]) -> list[list[tuple]]:
+    """Per call, the model's messages: drop warnings raised inside torch itself (Dynamo's own)."""
+    return [[_event_key(e) for e in call
+             if not (e.get("kind") == "warning" and str(e.get("where", "")).startswith("torch/"))]
+            for call in calls]
+
+
+def compare_messages(a: list[list[dict[str, Any]]], b: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    ka, kb = _model_events(a), _model_events(b)
+    res: dict[str, Any] = {"equal": ka == kb,
+                           "counts": [sum(map(len, ka)), sum(map(len, kb))]}
+    if ka != kb:
+        fa = [e for call in ka for e in call]
+        fb = [e for call in kb for e in call]
+        res["only_in_first"] = [list(e) for e in fa if e not in fb][:10]
+        res["only_in_second"] = [list(e) for e in fb if e not in fa][:10]
+        if not res["only_in_first"] and not res["only_in_second"]:
+            res["note"] = "same messages, different order or per-call distribution"
+    return res
+
+
+def compare_sides(orig: dict[str, Any], mended: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    out: dict[str, Any] = {}
+    try:
+        a = torch.load(orig["outputs_file"], weights_only=True)
+        b = torch.load(mended["outputs_file"], weights_only=True)
+        out["outputs"] = {
+            "eager": compare_tensors(a.get("eager", {}), b.get("eager", {})),
+            "compiled": compare_tensors(a.get("compiled", {}), b.get("compiled", {})),
+            "cross": compare_tensors(a.get("eager", {}), b.get("compiled", {})),
+        }
+    except Exception as exc:  # pragma: no cover - reported, not raised
+        out["outputs"] = {"error": f"{type(exc).__name__}: {exc}"}
+    mo, mm = orig.get("messages", {}), mended.get("messages", {})
+    out["messages"] = {
+        "eager": compare_messages(mo.get("eager", []), mm.get("eager", [])),
+        "compiled": compare_messages(mo.get("compiled", []), mm.get("compiled", [])),
+        "cross": compare_messages(mo.get("eager", []), mm.get("compiled", [])),
+        "build": compare_messages([mo.get("build", [])], [mm.get("build", [])]),
+    }
+    return out
+
+
+def self_check(res: dict[str, Any]) -> dict[str, Any]:
+    """Within one side: does compiling alone keep outputs and messages (eager vs compiled)?"""
+    import torch
+
+    out: dict[str, Any] = {}
+    try:
+        saved = torch.load(res["outputs_file"], weights_only=True)
+        out["outputs"] = compare_tensors(saved.get("eager", {}), saved.get("compiled", {}))
+    except Exception as exc:  # pragma: no cover
+        out["outputs"] = {"error": f"{type(exc).__name__}: {exc}"}
+    msgs = res.get("messages", {})
+    out["messages"] = compare_messages(msgs.get("eager", []), msgs.get("compiled", []))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Orchestration
+# --------------------------------------------------------------------------------------------------
+
+
+def measure_spec(spec: str, *, side: str = "both", python: str = sys.executable,
+                 root: Path | None = None, files: list[str] | None = None,
+                 extra_files: list[str] | None = None, fix_cmd: str = DEFAULT_FIX_CMD,
+                 timeout: float = 600, fix_timeout: float = 600, calls: int = 2, explain: bool = True,
+                 auto_class: str | None = None, workdir: Path | None = None,
+                 fix_ok_rcs: tuple[int, ...] = (0, 1),
+                 measure_on_fix_failure: bool = False, log=None) -> dict[str, Any]:
+    """Measure one spec: ORIGINAL (always) and, if ``side == "both"``, MENDED. Never raises for
+    child failures, timeouts or fix failures: they are reported in the returned dict."""
+    log = log or (lambda msg: None)
+    family, dtype = parse_spec(spec)
+    root = root or transformers_root(python)
+    own_tmp = workdir is None
+    workdir = Path(tempfile.mkdtemp(prefix=f"graphmend-bench-{spec}-")) if own_tmp else workdir
+    workdir.mkdir(parents=True, exist_ok=True)
+    entry: dict[str, Any] = {"spec": spec, "family": family, "dtype": dtype,
+                             "generic_fallback": family not in FAMILIES}
+    try:
+        log(f"[{spec}] original ...")
+        entry["original"] = run_child(spec, python=python, outputs=str(workdir / "original.pt"),
+                                      timeout=timeout, calls=calls, explain=explain,
+                                      auto_class=auto_class)
+        if entry["original"].get("outputs_file"):
+            entry["original_self_check"] = self_check(entry["original"])
+        if side != "both":
+            return entry
+        file_list = expand_files(root, files, family) if files else default_files(root, family)
+        if extra_files:
+            file_list += [f for f in expand_files(root, extra_files, family) if f not in file_list]
+        log(f"[{spec}] mending {len(file_list)} file(s) ...")
+        try:
+            fix = make_mended_copy(root, file_list, fix_cmd, python, workdir / "mended", fix_timeout,
+                                   fix_ok_rcs)
+        except Exception as exc:
+            fix = {"status": "error", "detail": f"{type(exc).__name__}: {exc}", "files": file_list}
+        entry["fix"] = fix
+        if fix["status"] in ("failed", "timeout", "error") and not measure_on_fix_failure:
+            entry["mended"] = {"ok": False, "skipped": True,
+                               "error": f"not measured: fix {fix['status']} ({fix.get('detail', '')})"}
+            return entry
+        log(f"[{spec}] mended ...")
+        mended = run_child(spec, python=python, path_prefix=[str(workdir / "mended"), str(SERVER)],
+                           outputs=str(workdir / "mended.pt"), timeout=timeout, calls=calls,
+                           explain=explain, auto_class=auto_class)
+        tf_file = str(mended.get("transformers_file", ""))
+        if mended.get("transformers_file") and not tf_file.startswith(str(workdir / "mended")):
+            mended["ok"] = False
+            mended["error"] = f"mended child imported {tf_file}, not the mended copy"
+        entry["mended"] = mended
+        if entry["original"].get("outputs_file") and mended.get("outputs_file"):
+            entry["compare"] = compare_sides(entry["original"], mended)
+            entry["mended_self_check"] = self_check(mended)
+        return entry
+    finally:
+        if own_tmp:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------------------------------
+# Reporting
+# --------------------------------------------------------------------------------------------------
+
+
+def reason_label(reason: dict[str, Any]) -> str:
+    site = reason.get("site") or {}
+    where = f"{site.get('short', '?').removeprefix('transformers/')}:{site.get('line', '?')}"
+    gb = reason.get("gb") or "-"
+    return f"{gb} {reason.get('summary', '')[:60]} @ {where}"
+
+
+def summarize_reasons(reasons: list[dict[str, Any]]) -> str:
+    counts: dict[str, int] = {}
+    for r in reasons:
+        label = reason_label(r)
+        counts[label] = counts.get(label, 0) + 1
+    return "; ".join(f"{k} (x{v})" if v > 1 else k for k, v in counts.items()) or "none"
+
+
+def _num(res: dict[str, Any] | None, key: str) -> str:
+    if not res:
+        return "-"
+    if res.get("timeout"):
+        return "TIMEOUT"
+    if res.get("skipped"):
+        return "-"
+    if not res.get("ok") and res.get(key) is None:
+        return "ERR"
+    val = res.get(key)
+    return "-" if val is None else str(val)
+
+
+def _eq(cmp: dict[str, Any] | None) -> str:
+    if not cmp:
+        return "-"
+    if "error" in cmp:
+        return "ERR"
+    if cmp.get("equal"):
+        return "yes"
+    if "max_abs_diff" in cmp:
+        return f"no({cmp['max_abs_diff']:.1e})"
+    return "no"
+
+
+def table_rows(results: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    header = ["model", "dtype", "graphs before", "graphs after", "breaks before", "breaks after",
+              "recompiles b/a", "outputs equal E/C/X", "messages equal E/C/X", "fix",
+              "remaining break reasons"]
+    rows = []
+    for e in results:
+        o, m = e.get("original"), e.get("mended")
+        cmp = e.get("compare") or {}
+        outs, msgs = cmp.get("outputs") or {}, cmp.get("messages") or {}
+        fix = e.get("fix")
+        if m is None:
+            fix_txt = "not run"
+            remaining = summarize_reasons(o.get("break_reasons", [])) if o and o.get("ok") else (
+                o.get("error", "?") if o else "?")
+            remaining = f"(original) {remaining}"
+        else:
+            fix_txt = fix["status"] if fix else "?"
+            if m.get("ok"):
+                remaining = summarize_reasons(m.get("break_reasons", []))
+            else:
+                remaining = m.get("error", "?").splitlines()[0][:120]
+        if o and not o.get("ok"):
+            remaining = f"ORIGINAL FAILED: {o.get('error', '?').splitlines()[0][:120]}"
+        name = e["family"] + (" (generic)" if e.get("generic_fallback") else "")
+        rows.append([
+            name, e["dtype"], _num(o, "graphs"), _num(m, "graphs"), _num(o, "breaks"),
+            _num(m, "breaks"), f"{_num(o, 'recompiles')}/{_num(m, 'recompiles')}",
+            "/".join(_eq(outs.get(k)) for k in ("eager", "compiled", "cross")) if outs else "-",
+            "/".join(_eq(msgs.get(k)) for k in ("eager", "compiled", "cross")) if msgs else "-",
+            fix_txt, remaining,
+        ])
+    return header, rows
+
+
+def format_table(results: list[dict[str, Any]], markdown: bool = False) -> str:
+    header, rows = table_rows(results)
+    if markdown:
+        esc = lambda s: s.replace("|", "\\|")  # noqa: E731
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(header)]
+    widths[-1] = len(header[-1])
+    fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    lines = [fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+    return "\n".join(lines)
+
+
+def format_details(results: list[dict[str, Any]], graphs: bool = False) -> str:
+    """Per spec: every break reason (original and mended) with file:line and source text; with
+    ``graphs``, every graph of the first call too."""
+    out = []
+    for e in results:
+        for side in ("original", "mended"):
+            res = e.get(side)
+            if not res or res.get("skipped"):
+                continue
+            head = f"{e['spec']} [{side}]"
+            if not res.get("ok"):
+                out.append(f"{head}: {res.get('error', 'failed')}")
+                continue
+            ex = res.get("explain") or {}
+            out.append(f"{head}: graphs {res['graphs']} breaks {res['breaks']} recompiles "
+                       f"{res['recompiles']} (explain: graphs {ex.get('graph_count', '-')}, breaks "
+                       f"{ex.get('graph_break_count', '-')})  [{res.get('model_class')}, "
+                       f"{res.get('timings', {}).get('total_s')} s]")
+            if res.get("graphs_from_recompiles"):
+                out.append(f"    ({res['graphs_from_recompiles']} of the {res['graphs']} graphs come from "
+                           f"recompilations during the first call)")
+            for r in res.get("break_reasons", []):
+                site = r.get("site") or {}
+                out.append(f"    {reason_label(r)}\n        {site.get('source', '')}")
+            if graphs:
+                out.append("    graphs of the first call (compile id, frame it was traced from, ops, why "
+                           "it ended):")
+                for g in res.get("graph_details", []):
+                    if g.get("call") != 0:
+                        continue
+                    fr = g.get("frame") or {}
+                    r = g.get("reason") or {}
+                    site = r.get("site") or {}
+                    out.append(f"      [{g.get('compile_id')}] {fr.get('function', '?')} "
+                               f"({fr.get('short', '?').removeprefix('transformers/')}) ops={g['ops']} "
+                               f"-> {'BREAK ' if g.get('graph_break') else ''}{r.get('summary', '')[:50]} "
+                               f"@ {site.get('short', '?').removeprefix('transformers/')}:"
+                               f"{site.get('line', '?')}")
+        fix = e.get("fix")
+        if fix and fix.get("status") != "ok":
+            out.append(f"{e['spec']} [fix]: {fix['status']}: {fix.get('detail', '')}")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default=",".join(DEFAULT_SPECS),
+                    help=f"comma list of specs family[-fp16|-bf16] (default: {','.join(DEFAULT_SPECS)})")
+    ap.add_argument("--side", choices=["both", "original"], default="both",
+                    help="measure original and mended (default), or the original only")
+    ap.add_argument("--json", help="write all results (including messages) to this file")
+    ap.add_argument("--markdown", action="store_true", help="print a GitHub markdown table")
+    ap.add_argument("--details", action="store_true", help="also print every break reason with source")
+    ap.add_argument("--graphs", action="store_true",
+                    help="with --details, also list every graph of the first call")
+    ap.add_argument("--fix-cmd", default=DEFAULT_FIX_CMD,
+                    help="fix command; file paths are appended; {python} is the interpreter "
+                         f"(default: {DEFAULT_FIX_CMD!r}, run with PYTHONPATH=server)")
+    ap.add_argument("--fix-ok-rc", default="0,1",
+                    help="exit codes of the fix command that mean it worked (default 0,1: graphmend "
+                         "fix exits 1 when breaks remain)")
+    ap.add_argument("--files", help="comma list of files to mend, relative to the transformers package "
+                                    "(globs and {family} allowed); replaces the default list")
+    ap.add_argument("--extra-files", help="comma list of files to mend in addition")
+    ap.add_argument("--python", default=sys.executable, help="interpreter for children and fix")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds per child (default 600)")
+    ap.add_argument("--fix-timeout", type=float, default=600, help="seconds for the fix command")
+    ap.add_argument("--calls", type=int, default=2, help="calls per phase (default 2)")
+    ap.add_argument("--no-explain", action="store_true", help="skip torch._dynamo.explain")
+    ap.add_argument("--auto-class", help="override the Auto class for every spec (e.g. AutoModel)")
+    ap.add_argument("--jobs", type=int, default=1, help="specs measured in parallel (default 1)")
+    ap.add_argument("--measure-on-fix-failure", action="store_true",
+                    help="measure the mended copy even if the fix command failed")
+    ap.add_argument("--keep-temp", action="store_true", help="keep mended copies and outputs")
+    ap.add_argument("--strict", action="store_true",
+                    help="exit 1 also on fix failures and on unequal outputs or messages")
+    args = ap.parse_args(argv)
+
+    specs = [s.strip() for s in args.models.split(",") if s.strip()]
+    root = transformers_root(args.python)
+    base = Path(tempfile.mkdtemp(prefix="graphmend-bench-"))
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    log(f"transformers: {root}\nwork dir: {base}")
+
+    def one(spec: str) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        res = measure_spec(
+            spec, side=args.side, python=args.python, root=root,
+            files=args.files.split(",") if args.files else None,
+            extra_files=args.extra_files.split(",") if args.extra_files else None,
+            fix_cmd=args.fix_cmd, timeout=args.timeout, fix_timeout=args.fix_timeout,
+            calls=args.calls, explain=not args.no_explain, auto_class=args.auto_class,
+            workdir=base / spec, measure_on_fix_failure=args.measure_on_fix_failure, log=log,
+            fix_ok_rcs=tuple(int(x) for x in args.fix_ok_rc.split(",") if x.strip()))
+        o = res.get("original", {})
+        log(f"[{spec}] done in {time.perf_counter() - t0:.0f} s: original graphs {o.get('graphs')}"
+            + (f", mended graphs {res['mended'].get('graphs')}" if res.get("mended") else "")
+            + (f", fix {res['fix']['status']}" if res.get("fix") else ""))
+        if not args.keep_temp:
+            shutil.rmtree(base / spec, ignore_errors=True)
+        return res
+
+    try:
+        if args.jobs > 1:
+            with ThreadPoolExecutor(args.jobs) as pool:
+                results = list(pool.map(one, specs))
+        else:
+            results = [one(s) for s in specs]
+    finally:
+        if not args.keep_temp:
+            shutil.rmtree(base, ignore_errors=True)
+
+    print(format_table(results, markdown=args.markdown))
+    if args.details:
+        print()
+        print(format_details(results, graphs=args.graphs))
+    fix_problems = [f"{r['spec']} ({r['fix']['status']}: {r['fix'].get('detail', '')})"
+                    for r in results if r.get("fix") and r["fix"]["status"] != "ok"]
+    if fix_problems:
+        print("\nfix did not mend: " + "; ".join(fix_problems), file=sys.stderr)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": results}, indent=1, default=str))
+        log(f"wrote {args.json}")
+
+    failed = [r["spec"] for r in results
+              if not r.get("original", {}).get("ok")
+              or (r.get("mended") and not r["mended"].get("ok") and not r["mended"].get("skipped"))]
+    if failed:
+        print(f"measurement failed for: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    if args.strict:
+        if fix_problems:
+            return 1
+        for r in results:
+            cmp = r.get("compare") or {}
+            for part in ("outputs", "messages"):
+                for k, v in (cmp.get(part) or {}).items():
+                    if isinstance(v, dict) and not v.get("equal", False):
+                        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
