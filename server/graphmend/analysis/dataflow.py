@@ -291,6 +291,13 @@ def compiling_guard(test: ast.expr, symbols: Symbols) -> Optional[bool]:
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         neg = not neg
         test = test.operand
+    if isinstance(test, ast.BoolOp) and test.values:
+        # `not is_compiling() and C` is False under Dynamo, `is_compiling() or C` True: the first
+        # operand short-circuits, so C is never evaluated there
+        first = compiling_guard(test.values[0], symbols)
+        if first is not None and first is isinstance(test.op, ast.Or):
+            return first != neg
+        return None
     if isinstance(test, ast.Call) and not test.args:
         q = symbols.qualify(test.func) or ""
         last = q.split(".")[-1]

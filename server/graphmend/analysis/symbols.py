@@ -61,6 +61,7 @@ class Symbols:
         self.all_functions: list[FunctionInfo] = []  # every def, nested and methods included
         self.logger_names: set[str] = set()
         self._pending_classes: list[ClassInfo] = []
+        self.star_imports: list[str] = []  # modules imported with `from m import *`
         self._self_assigns: list[tuple[ClassInfo, str, ast.Call]] = []
         self._collect()
 
@@ -122,6 +123,8 @@ class Symbols:
                 for a in node.names:
                     if a.name != "*":
                         self.imports[a.asname or a.name] = f"{src}.{a.name}" if src else a.name
+                    else:
+                        self.star_imports.append(src)
             elif isinstance(node, ast.Call):
                 (fi.calls if fi is not None else module_calls).append(node)
                 f = node.func

@@ -29,6 +29,7 @@ class Workspace:
         self.search_path = [*self.roots, *(extra_paths or []), *[p for p in sys.path if p]]
         self._symbols: dict[str, Optional[Symbols]] = {}
         self._module_cache: dict[str, bool] = {}
+        self._jedi_cache: dict[str, Optional[str]] = {}
         self.use_jedi = True
 
     @functools.lru_cache(maxsize=4096)
@@ -78,7 +79,38 @@ class Workspace:
             return sym, sym.classes[name]
         if name in sym.imports and sym.imports[name] != dotted:  # re-export
             return self.resolve_class(sym.imports[name], depth + 1)
+        for star in sym.star_imports:  # `from .x import *`
+            found = self.resolve_class(f"{star}.{name}", depth + 1)
+            if found is not None:
+                return found
+        if sym.star_imports and depth == 0:  # what static lookup cannot follow, jedi may
+            target = self.jedi_goto(mod, name)
+            if target and target != dotted:
+                return self.resolve_class(target, depth + 1)
         return None
+
+    def jedi_goto(self, mod: str, name: str) -> Optional[str]:
+        """Where `from mod import name` really leads (star imports, __all__ games), per jedi;
+        cached. jedi only parses: nothing is imported or run."""
+        key = f"{mod}.{name}"
+        if key in self._jedi_cache:
+            return self._jedi_cache[key]
+        self._jedi_cache[key] = None
+        if not self.use_jedi:
+            return None
+        try:
+            import jedi
+
+            project = jedi.Project(self.roots[0] if self.roots else ".", added_sys_path=self.search_path,
+                                   smart_sys_path=False)
+            line = f"from {mod} import {name}"
+            for d in jedi.Script(line, project=project).goto(1, len(line) - len(name), follow_imports=True):
+                if d.type == "class" and d.module_name:
+                    self._jedi_cache[key] = f"{d.module_name}.{d.name}"
+                    break
+        except Exception:  # jedi is a fallback: any failure means "unresolved"
+            pass
+        return self._jedi_cache[key]
 
     def is_module_class(self, dotted: str, depth: int = 0) -> bool:
         if dotted in MODULE_BASES:
@@ -108,6 +140,10 @@ class Workspace:
         seen.add(id(ci))
         for b in ci.bases:
             if not b:
+                continue
+            if "." not in b and b not in sym.classes:  # a bare name: from a star import?
+                if any(self.is_module_class(f"{m}.{b}", depth + 1) for m in sym.star_imports):
+                    return True
                 continue
             local = b.rsplit(".", 1)[-1]
             if b == f"{sym.module}.{local}" and local in sym.classes and local != ci.name:
