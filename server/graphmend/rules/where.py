@@ -5,6 +5,9 @@ Mended forms:
   if c: x = A; else: x = B -> x = torch.where(c, A, B)      (several names: one where each)
   if c: return A; else/next: return B  ->  return torch.where(c, A, B)
   a if c else b          ->  torch.where(c, a, b)
+  if c: <set-up>; self.register_buffer(N, A) else: <set-up>; self.register_buffer(N, B)
+                         ->  <both set-ups>; self.register_buffer(N, torch.where(c, A, B))
+                             (unsafe: LongRoPE's switch; set-ups must be idempotent)
 A static `and` prefix stays a Python `if`; static temporaries a branch computes only for its
 own use (`clamp_value = torch.finfo(h.dtype).max - 1000`) are computed before the where.
 
