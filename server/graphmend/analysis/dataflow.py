@@ -79,14 +79,26 @@ COMPILING_TRUE = ("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compili
 COMPILING_FALSE = ("is_scripting",)
 
 
-def annotation_kind(ann: Optional[ast.expr]) -> Optional[Kind]:
+CONTAINER_HEADS = ("tuple", "list", "dict", "set", "sequence", "iterable", "mapping", "iterator",
+                   "cache", "dynamiccache", "encoderdecodercache", "callable")
+# Parameters named like flags are Python values, whatever their annotation says (transformers has
+# `output_attentions: Optional[torch.Tensor] = False`).
+FLAG_PREFIXES = ("output_", "use_", "return_", "is_", "has_", "do_", "with_", "skip_", "enable_")
+
+
+def annotation_kind(ann: Optional[ast.expr], name: str = "") -> Optional[Kind]:
     if ann is None:
         return None
     text = ast.unparse(ann) if not isinstance(ann, ast.Constant) else str(ann.value)
-    if any(t in text for t in TENSOR_ANNOTATIONS):
-        return Kind.TENSOR
-    head = text.replace("Optional[", "").replace("typing.", "").split("[")[0].split("|")[0].strip()
-    if head in STATIC_ANNOTATIONS or head.endswith("Config"):
+    head = text.replace(" ", "")
+    for wrapper in ("typing.", "Optional[", "Union["):
+        head = head.replace(wrapper, "")
+    first = head.split("|")[0].split(",")[0].split("[")[0].rstrip("]").rsplit(".", 1)[-1].strip("\"'")
+    if first.lower() in CONTAINER_HEADS or first.endswith("Cache"):
+        return Kind.STATIC  # a container: its truth is its length, known while tracing
+    if first in TENSOR_ANNOTATIONS or first.endswith("Tensor"):
+        return None if name.startswith(FLAG_PREFIXES) else Kind.TENSOR
+    if first in STATIC_ANNOTATIONS or first.endswith("Config"):
         return Kind.STATIC
     return None
 
@@ -117,7 +129,7 @@ class Env:
         evidence = fi.evidence | _docstring_tensors(fi.node)
         all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         for a in all_args:
-            k = annotation_kind(a.annotation)
+            k = annotation_kind(a.annotation, a.arg)
             if k is None:
                 k = Kind.TENSOR if a.arg in evidence else Kind.UNKNOWN
             self.kinds[a.arg] = k
