@@ -58,6 +58,7 @@ class FunctionWalker:
         self.env = Env(symbols, fi)
         self.sites: list[Site] = []
         self._seen: set[int] = set()
+        self._local_loggers: Optional[set[str]] = None
 
     def run(self) -> list[Site]:
         self.block(self.fi.node.body)
@@ -276,8 +277,8 @@ class FunctionWalker:
 
     def is_logger(self, e: ast.expr) -> bool:
         if isinstance(e, ast.Name):
-            if e.id in self.env.locals:
-                return False
+            if e.id in self.env.locals:  # a local: a logger only if bound to getLogger(...) here
+                return e.id in self.local_loggers()
             if e.id in self.symbols.logger_names or e.id in LOGGER_NAMES:
                 return True
             return self.symbols.qualify(e) == "logging"
@@ -287,6 +288,16 @@ class FunctionWalker:
             q = self.symbols.qualify(e.func) or ""
             return q.endswith(("getLogger", "get_logger"))
         return False
+
+    def local_loggers(self) -> set[str]:
+        """Local names assigned `logging.getLogger(...)` / `get_logger(...)` in this function."""
+        if self._local_loggers is None:
+            self._local_loggers = {
+                t.id for n in ast.walk(self.fi.node)
+                if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                and (self.symbols.qualify(n.value.func) or "").endswith(("getLogger", "get_logger"))
+                for t in n.targets if isinstance(t, ast.Name)}
+        return self._local_loggers
 
 
 def _walk_expr(e: ast.expr):

@@ -144,6 +144,9 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
     except (SyntaxError, ValueError) as e:
         if not isinstance(e, SyntaxError):
             e = SyntaxError(str(e))
+        if e.lineno is None and "\x00" in text:  # "cannot contain null bytes" has no position
+            nul = text.index("\x00")
+            e.lineno, e.offset = text.count("\n", 0, nul) + 1, nul - text.rfind("\n", 0, nul)
         summary.syntax_error = syntax_error_finding(e, lines)
         return summary
     except RecursionError:
