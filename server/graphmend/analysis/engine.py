@@ -137,6 +137,8 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
 
     settings = settings or Settings()
     ws = workspace or default_workspace()
+    if text.startswith("\ufeff"):  # a byte-order mark is not code (editors may pass it through)
+        text = text[1:]
     lines = LineIndex(text)
     summary = FileSummary(path, None, suppressions=suppressions(text))
     try:

@@ -134,6 +134,10 @@ def fix_source(text: str, path: str = "<string>", settings: Settings | None = No
                unsafe: bool = False, workspace=None, external: Optional[dict] = None) -> FixResult:
     settings = settings or Settings()
     unsafe = unsafe or settings.unsafe_fixes
+    if text.startswith("\ufeff"):  # keep a byte-order mark out of the positions, and in the output
+        inner = fix_source(text[1:], path, settings, unsafe, workspace, external)
+        inner.text = "\ufeff" + inner.text
+        return inner
     result = FixResult(text)
     skipped: dict[tuple, tuple[Finding, str]] = {}
     for _ in range(MAX_PASSES):
