@@ -223,6 +223,38 @@ def test_where_branches(tmp_path, fn, args):
     _check(getattr(o, fn), getattr(m, fn), [args])
 
 
+GATED = '''
+import logging
+import warnings
+import torch
+
+logger = logging.getLogger("gm.gated")
+
+
+def helper(x):
+    if x.abs().max() > 10:
+        warnings.warn("large activations", RuntimeWarning)
+        logger.warning(f"max was {x.abs().max():.1f}")
+    return x + 1
+
+
+def f(x: torch.Tensor):
+    y = helper(x) * 2
+    if x.dtype == torch.float32 and torch.isnan(x).any():
+        print("nan seen in", x.shape)
+    return y
+'''
+
+
+@pytest.mark.parametrize("x", [torch.tensor([1.0, 2.0]), torch.tensor([1.0, 20.0]),
+                               torch.tensor([nan, 1.0]), torch.tensor([inf, 1.0]),
+                               torch.tensor([30.0, 1.0], dtype=torch.float16)])
+def test_gated_effects(tmp_path, x):
+    o, m, text = _pair(GATED, tmp_path, "gated")
+    assert "_gm_when=" in text and "if x.abs().max() > 10" not in text
+    _check(o.f, m.f, [(x,)])
+
+
 def test_where_module_buffer(tmp_path):
     """LongRoPE's pattern: one module instance called with short and long positions, in turn."""
     o, m, text = _pair(WHERE, tmp_path, "where")

@@ -336,7 +336,7 @@ def test_block_defines_only_private_names_and_imports_only_torch_and_stdlib():
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             assert node.module.split(".")[0] == "torch"
-    assert len(HELPER_SOURCE.splitlines()) < 260
+    assert len(HELPER_SOURCE.splitlines()) < 300
 
 
 def test_importing_the_block_does_not_import_dynamo():

@@ -14,7 +14,11 @@ from graphmend.findings import Applicability, Finding, Pos, Span, TextEdit
 from graphmend.rewrite import runtime
 
 MAX_PASSES = 4
-NEEDS_HELPERS = ("defer", "trap")
+
+
+def _uses_helpers(edits: list[TextEdit]) -> bool:
+    """Whether the edits call the runtime helpers (so the file needs the helper block)."""
+    return any("_graphmend_" in e.text for e in edits)
 
 
 @dataclass
@@ -119,7 +123,7 @@ def one_pass(text: str, path: str, settings: Settings, unsafe: bool, workspace=N
     if not accepted:
         return text, [], skipped, analysis.findings
     edits = [e for _, es in accepted for e in es]
-    if any(f.rewrite in NEEDS_HELPERS for f, _ in accepted) and not runtime.has_helpers(text):
+    if _uses_helpers(edits) and not runtime.has_helpers(text):
         edits.append(helper_insertion(text))
     new = apply_edits(text, edits)
     try:
@@ -171,7 +175,7 @@ def fixes_for(text: str, findings: list[Finding], path: str = "<string>", worksp
         edits = fix_edits(f, text, sym, lines)
         if not edits:
             continue
-        if f.rewrite in NEEDS_HELPERS and not runtime.has_helpers(text):
+        if _uses_helpers(edits) and not runtime.has_helpers(text):
             edits = [*edits, helper_insertion(text)]
         if _parses(apply_edits(text, edits)):
             out[id(f)] = edits

@@ -57,6 +57,14 @@ argument of the call (message, print arguments, exception arguments).  Nothing
 else in the strings is touched, so other braces need no escaping.  Numbering is
 per call, across all its f-strings.  Non-tensor values are allowed too.
 
+Gated effects (a mended ``if C: <print/log/warn>``, C a tensor condition)
+-----------------------------------------------------------------------
+Every print/log/warn helper takes ``_gm_when=C``: in eager mode it is ``if C:``;
+under compile the condition travels to the op and gates the effect at run time::
+
+    if x.abs().max() > 1e4: warnings.warn("large", RuntimeWarning)
+    -> _graphmend_warn("large", RuntimeWarning, _gm_when=x.abs().max() > 1e4)
+
 Semantics
 =========
 Outside compilation (``torch.compiler.is_compiling()`` false) each helper runs
@@ -206,8 +214,13 @@ def _gm_decode(item, tensors):
 
 
 def _gm_emit_impl(action, meta, items, nvals, tensors):
-    """Run time: perform the recorded print / log / warn / raise."""
+    """Run time: perform the recorded print / log / warn / raise ("?action": only if the
+    first item, the condition of a mended `if <tensor>:`, holds)."""
     objs = [_gm_decode(item, tensors) for item in items]
+    if action.startswith("?"):
+        action, when, objs = action[1:], objs[0], objs[1:]
+        if not when:
+            return
     args, values = objs[:len(objs) - nvals], objs[len(objs) - nvals:]
     if action == "print":
         stream, flush, sep, end = meta
@@ -331,9 +344,12 @@ def _gm_encode(a, tensors):
     return kind + str(len(tensors) - 1)
 
 
-def _gm_emit(action, meta, args, values):
-    """Trace time: record the op call; False (nothing recorded) if an argument can't be passed."""
+def _gm_emit(action, meta, args, values, when=None):
+    """Trace time: record the op call; False (nothing recorded) if an argument can't be passed.
+    `when`: a tensor condition gating the effect at run time."""
     tensors, items = [], []
+    if when is not None:
+        action, args = "?" + action, (when, *args)
     for a in (*args, *values):
         item = _gm_encode(a, tensors)
         if item is None:
@@ -343,39 +359,65 @@ def _gm_emit(action, meta, args, values):
     return True
 
 
-def _graphmend_print(*args, sep=" ", end="\n", file=None, flush=False, _gm_values=()):
+def _gm_skip(when):
+    """`_gm_when=c` (a mended `if c: <effect>`): True when the effect must not happen. In eager
+    mode that is `if c:`; under compile a tensor condition is left to the op, at run time."""
+    if when is None or (_gm_compiling() and isinstance(when, _gm_torch.Tensor)):
+        return False
+    return not when
+
+
+def _gm_gate(when):
+    return when if isinstance(when, _gm_torch.Tensor) else None
+
+
+def _graphmend_print(*args, sep=" ", end="\n", file=None, flush=False, _gm_values=(), _gm_when=None):
     """print(*args, sep=, end=, file=, flush=) that torch.compile keeps in the graph."""
+    if _gm_skip(_gm_when):
+        return None
     if _gm_compiling() and type(flush) is bool:
         stream = ("stdout" if file is None or file is _gm_sys.stdout
                   else "stderr" if file is _gm_sys.stderr else "")
         texts = [_gm_encode(s, None) if s is None or type(s) is str else None for s in (sep, end)]
         meta = [stream, "1" if flush else "0", *texts]
-        if stream and None not in texts and _gm_emit("print", meta, args, _gm_values):
+        if stream and None not in texts and _gm_emit("print", meta, args, _gm_values, _gm_gate(_gm_when)):
             return None
+    if _gm_when is not None and not _gm_when:  # not deferred: Dynamo branches here (a break)
+        return None
     print(*_gm_fill(args, _gm_values), sep=sep, end=end, file=file, flush=flush)
 
 
-def _graphmend_log(logger, method, *args, _gm_values=(), **kw):
+def _graphmend_log(logger, method, *args, _gm_values=(), _gm_when=None, **kw):
     """logger.<method>(*args, **kw) that torch.compile keeps in the graph."""
+    if _gm_skip(_gm_when):
+        return None
     if (_gm_compiling() and isinstance(logger, _gm_logging.Logger) and method != "exception"
             and all(k == "stacklevel" for k in kw)):
         name = _gm_logger_name(id(logger))
         meta = [name, method, *_gm_where(kw.get("stacklevel", 1))]
-        if name and _gm_emit("log", meta, args, _gm_values):
+        if name and _gm_emit("log", meta, args, _gm_values, _gm_gate(_gm_when)):
             return None
+    if _gm_when is not None and not _gm_when:
+        return None
     if method in _gm_STACKLEVEL and isinstance(logger, (_gm_logging.Logger,
                                                         _gm_logging.LoggerAdapter)):
         kw["stacklevel"] = kw.get("stacklevel", 1) + 1  # skip this helper's frame
     return getattr(logger, method)(*_gm_fill(args, _gm_values), **kw)
 
 
-def _graphmend_warn(message, category=None, stacklevel=1, source=None, *, _gm_values=(), **kw):
+def _graphmend_warn(message, category=None, stacklevel=1, source=None, *, _gm_values=(),
+                    _gm_when=None, **kw):
     """warnings.warn(...) that torch.compile keeps in the graph."""
+    if _gm_skip(_gm_when):
+        return None
     if (_gm_compiling() and type(message) is str and source is None and not kw
             and (category is None or isinstance(category, type))):
         key = "builtins:UserWarning" if category is None else _gm_class_key(category)
-        if key and _gm_emit("warn", [key, *_gm_where(stacklevel)], (message,), _gm_values):
+        if key and _gm_emit("warn", [key, *_gm_where(stacklevel)], (message,), _gm_values,
+                            _gm_gate(_gm_when)):
             return None
+    if _gm_when is not None and not _gm_when:
+        return None
     (message,) = _gm_fill((message,), _gm_values)
     _gm_warnings.warn(message, category, stacklevel + 1, source, **kw)  # +1: this helper
 

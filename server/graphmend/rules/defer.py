@@ -125,7 +125,8 @@ def _field_src(v: ast.FormattedValue) -> str:
     return f"{expr}{conv}" + (":" + spec if spec is not None else "")
 
 
-def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
+def fix(site: Site, ctx: Context, env, span_of, when: Optional[str] = None) -> Optional[list[TextEdit]]:
+    """The call routed through its helper; `when`: a tensor condition gating it (`_gm_when=`)."""
     call: ast.Call = site.node
     helper = HELPER_FOR[site.code]
     args: list[str] = []
@@ -147,6 +148,8 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         args.append(f"{k.arg}={ctx.src(k.value)}")
     if values:
         args.append("_gm_values=(" + ", ".join(values) + ("," if len(values) == 1 else "") + ")")
+    if when is not None:
+        args.append(f"_gm_when={when}")
     new = f"{helper}({', '.join(args)})"
     return [TextEdit(span_of(call), new)]
 

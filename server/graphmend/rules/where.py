@@ -5,6 +5,8 @@ Mended forms:
   if c: x = A; else: x = B -> x = torch.where(c, A, B)      (several names: one where each)
   if c: return A; else/next: return B  ->  return torch.where(c, A, B)
   a if c else b          ->  torch.where(c, a, b)
+  if c: print(...) / logger.x(...) / warnings.warn(...)   (only such effects, no else)
+                         ->  _graphmend_warn(..., _gm_when=c)   (deferred, gated at run time)
   if c: <set-up>; self.register_buffer(N, A) else: <set-up>; self.register_buffer(N, B)
                          ->  <both set-ups>; self.register_buffer(N, torch.where(c, A, B))
                              (unsafe: LongRoPE's switch; set-ups must be idempotent)
@@ -66,6 +68,7 @@ class _Plan:
         # both branches end in self.register_buffer(NAME, value, **kw): (call, true value, false value)
         self.buffer: Optional[tuple[ast.Call, ast.expr, ast.expr]] = None
         self.prelude: list[ast.stmt] = []  # module-state set-up of both branches, run on both paths
+        self.gated: list[Site] = []  # `if c: print(...)/logger.x(...)/warnings.warn(...)` -> deferred, gated on c
 
 
 def _next_stmt(site: Site) -> Optional[ast.stmt]:
@@ -94,6 +97,10 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
     buf = _buffer_plan(site, env, body, orelse)
     if buf is not None:
         return buf
+    gated = _gated_effects(site, env, body, orelse)
+    if gated:
+        plan.gated = gated
+        return plan, None
     if len(body) == 1 and isinstance(body[0], ast.Return):
         if orelse:
             if len(orelse) == 1 and isinstance(orelse[0], ast.Return):
@@ -140,6 +147,29 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
     if not plan.assigns:
         return None, "the branch assigns no tensor"
     return plan, None
+
+
+def _gated_effects(site: Site, env, body, orelse) -> list[Site]:
+    """The branch only prints, logs or warns (and has no else): each effect can be deferred
+    with the condition as its gate, so nothing needs the condition's value while tracing."""
+    from graphmend.analysis.detect import FunctionWalker
+
+    if orelse or not body:
+        return []
+    walker = FunctionWalker(env.symbols, site.func)
+    walker.env.kinds = dict(site.kinds)
+    out = []
+    for s in body:
+        if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)):
+            return []
+        walker.sites = []
+        walker._seen = set()
+        walker.call(s.value)
+        found = [x for x in walker.sites if x.node is s.value and x.code in ("GM101", "GM102", "GM103")]
+        if not found:
+            return []
+        out.append(found[0])
+    return out
 
 
 def _register_buffer(s: ast.stmt) -> Optional[ast.Call]:
@@ -213,6 +243,23 @@ def _side_ok(e: ast.expr, site: Site, ctx: Context, env) -> Optional[str]:
             return "indexing by a tensor may fail on the path not taken"
         if isinstance(n, (ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
             return f"a `{type(n).__name__}` expression cannot be evaluated on both paths"
+    return None
+
+
+def _message_ok(e: ast.expr, ctx: Context, env) -> Optional[str]:
+    """Arguments of a gated message: evaluating them when the gate is false must be harmless."""
+    from graphmend.analysis.dataflow import PURE_BUILTINS
+    for n in ast.walk(e):
+        if isinstance(n, ast.Call):
+            q = ctx.symbols.qualify(n.func) or ""
+            if q in PURE_BUILTINS or q in ("str", "repr", "len", "type", "getattr", "isinstance"):
+                continue
+            if env.kind(n) is Kind.STATIC and isinstance(n.func, ast.Attribute) \
+                    and n.func.attr in ("format", "join", "upper", "lower", "strip"):
+                continue
+            if _side_ok(n, None, ctx, env) is None:
+                continue
+            return f"`{ast.unparse(n.func)}(...)` in a message argument may have effects"
     return None
 
 
@@ -295,6 +342,17 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
                                "torch.where would broadcast instead")
     if env.kind(site.test) is not Kind.TENSOR or _has_python_bool(site.test, ctx):
         return Verdict.decline("the condition is a Python bool read from tensors (torch.equal/allclose)")
+    if plan.gated:
+        from graphmend.rules import defer
+        for inner in plan.gated:
+            v = defer.judge(inner, ctx, env)
+            if v.applicability is not Applicability.SAFE:
+                return Verdict.decline(f"the {inner.detail} in the branch cannot be deferred: {v.reason}")
+            for a in [*inner.node.args, *(k.value for k in inner.node.keywords)]:
+                why = _message_ok(a, ctx, env)
+                if why:
+                    return Verdict.decline(why + "; the arguments would be evaluated on both paths")
+        return Verdict(Applicability.SAFE, "Defer the branch's messages, gated on the condition")
     if plan.buffer is not None:
         _, t, f = plan.buffer
         for side in (t, f):
@@ -371,6 +429,13 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         lines.append(f"{ind}if {' and '.join(ctx.src(t) for t in site.static_test)}:")
     for s in plan.hoisted:
         lines.append(f"{inner}{ctx.src(s)}")
+    if plan.gated:
+        from graphmend.rules import defer
+        for eff in plan.gated:
+            new = defer.fix(eff, ctx, env, lambda n: None, when=c)
+            if not new:
+                return None
+            lines.append(f"{inner}{new[0].text}")
     if plan.buffer is not None:
         for s in plan.prelude:
             lines += [inner + ln[len(ctx.indent_of(s)):] if ln.strip() else ln
@@ -451,6 +516,14 @@ EXAMPLES = [
         "self.original_inv_freq), persistent=False)\n"
         "        return x * self.inv_freq\n",
         unsafe=True),
+    Example(
+        "a branch that only warns: the warning is deferred, gated on the condition",
+        "import warnings\nimport torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    if x.abs().max() > 1e4:\n"
+        "        warnings.warn(f'large activations in {x.shape}', RuntimeWarning)\n    return x * 2\n",
+        ["GM201", "GM103"],
+        "import warnings\nimport torch\n@@HELPERS@@\n\n@torch.compile\ndef f(x: torch.Tensor):\n"
+        "    _graphmend_warn(f'large activations in {x.shape}', RuntimeWarning, _gm_when=x.abs().max() > 1e4)\n"
+        "    return x * 2\n"),
     Example(
         "declined: the condition may have several elements",
         "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    if x > 0:\n        x = x + 1\n    return x\n",
