@@ -19,6 +19,7 @@ from graphmend.analysis.scope import FileScope, file_scope, reach
 from graphmend.analysis.symbols import Symbols, module_name_for
 from graphmend.analysis.workspace import Workspace, default_workspace
 from graphmend.config import Settings
+from graphmend.textlines import split_lines
 from graphmend.findings import Finding, Pos, Span
 
 SUPPRESS_RE = re.compile(r"#\s*graphmend:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_, ]*)\])?")
@@ -47,7 +48,7 @@ class LineIndex:
     """ast's UTF-8 byte columns -> code-point columns."""
 
     def __init__(self, text: str):
-        self.lines = text.splitlines(keepends=True) or [""]
+        self.lines = split_lines(text, keepends=True) or [""]
 
     def col(self, line: int, byte_col: int) -> int:
         if not 1 <= line <= len(self.lines):
@@ -68,7 +69,7 @@ def suppressions(text: str) -> dict[int, Optional[frozenset[str]]]:
     out: dict[int, Optional[frozenset[str]]] = {}
     if "graphmend:" not in text:
         return out
-    for i, line in enumerate(text.splitlines(), 1):
+    for i, line in enumerate(split_lines(text), 1):
         m = SUPPRESS_RE.search(line)
         if not m or _in_string(line, m.start()):
             continue

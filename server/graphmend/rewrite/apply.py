@@ -10,6 +10,7 @@ from typing import Optional
 from graphmend.analysis.engine import LineIndex, analyze_source
 from graphmend.analysis.symbols import Symbols, module_name_for
 from graphmend.config import Settings
+from graphmend.textlines import split_lines
 from graphmend.findings import Applicability, Finding, Pos, Span, TextEdit
 from graphmend.rewrite import runtime
 
@@ -34,7 +35,7 @@ def _offset(lines: list[str], line: int, col: int) -> int:
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:
-    lines = text.splitlines(keepends=True) or [""]
+    lines = split_lines(text, keepends=True) or [""]
     spans = sorted(((_offset(lines, e.span.start.line, e.span.start.col),
                      _offset(lines, e.span.end.line, e.span.end.col), e.text) for e in edits), reverse=True)
     out = text
@@ -70,7 +71,7 @@ def helper_insertion(text: str) -> TextEdit:
                 line = stmt.end_lineno + 1
             break
     block = runtime.HELPER_SOURCE
-    src_lines = text.splitlines(keepends=True)
+    src_lines = split_lines(text, keepends=True)
     if line > len(src_lines):  # the file ends with its imports: append
         end = Pos(len(src_lines), len(src_lines[-1])) if src_lines else Pos(1, 0)
         nl = "" if not text or text.endswith(("\n", "\r")) else "\n"

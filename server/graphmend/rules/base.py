@@ -11,6 +11,7 @@ from typing import Optional
 from graphmend.analysis.detect import Site
 from graphmend.analysis.symbols import Symbols
 from graphmend.findings import Applicability
+from graphmend.textlines import split_lines
 
 
 @dataclass
@@ -53,16 +54,26 @@ class Context:
         return None
 
     def indent_of(self, node: ast.AST) -> str:
-        line = self.text.splitlines()[node.lineno - 1]
+        line = split_lines(self.text)[node.lineno - 1]
         return line[: len(line) - len(line.lstrip())]
+
+    def owns_lines(self, node: ast.stmt) -> bool:
+        """Whether the statement is alone on its lines (no `a; b`, no `if c: stmt` header),
+        so that a rewrite may replace those lines whole."""
+        lines = split_lines(self.text)
+        first, last = lines[node.lineno - 1], lines[node.end_lineno - 1]
+        before = first.encode("utf-8")[: node.col_offset].decode("utf-8", "replace")
+        after = last.encode("utf-8")[node.end_col_offset:].decode("utf-8", "replace").strip()
+        plain_indent = before.strip(" \t") == ""  # a form feed in the indentation: leave it be
+        return plain_indent and (not after or after.startswith("#"))
 
     def src_lines(self, node: ast.stmt) -> list[str]:
         """The full source lines of a statement (indentation included)."""
-        return self.text.splitlines()[node.lineno - 1: node.end_lineno]
+        return split_lines(self.text)[node.lineno - 1: node.end_lineno]
 
     def comments_in(self, node: ast.AST) -> list[str]:
         """Comments written inside the lines of `node` (kept above a rewritten statement)."""
-        lines = self.text.splitlines(keepends=True)[node.lineno - 1: node.end_lineno]
+        lines = split_lines(self.text, keepends=True)[node.lineno - 1: node.end_lineno]
         out = []
         try:
             for tok in tokenize.generate_tokens(io.StringIO("".join(lines)).readline):

@@ -18,7 +18,8 @@ from typing import Optional
 
 from graphmend.analysis.dataflow import Kind
 from graphmend.analysis.detect import Site
-from graphmend.findings import Applicability, TextEdit
+from graphmend.findings import Applicability, Pos, Span, TextEdit
+from graphmend.textlines import split_lines
 from graphmend.rules.base import Context, Example, Verdict
 
 CODES = ("GM101", "GM102", "GM103")
@@ -125,33 +126,77 @@ def _field_src(v: ast.FormattedValue) -> str:
     return f"{expr}{conv}" + (":" + spec if spec is not None else "")
 
 
-def fix(site: Site, ctx: Context, env, span_of, when: Optional[str] = None) -> Optional[list[TextEdit]]:
-    """The call routed through its helper; `when`: a tensor condition gating it (`_gm_when=`)."""
-    call: ast.Call = site.node
-    helper = HELPER_FOR[site.code]
-    args: list[str] = []
+def _fstring_args(site: Site, ctx: Context, env) -> Optional[tuple[dict, list[str]]]:
+    """{arg node: rebuilt f-string} for arguments with tensor fields, and the deferred values."""
+    rebuilt: dict = {}
     values: list[str] = []
-    if site.code == "GM102":
-        func: ast.Attribute = call.func
-        args += [ctx.src(func.value), f'"{func.attr}"']
-    for a in call.args:
+    for a in site.node.args:
         if isinstance(a, ast.JoinedStr) and _tensor_fields(site, env, a):
             fields = _tensor_fields(site, env, a)
-            rebuilt = _fstring_with_placeholders(ctx, a, fields, len(values))
-            if rebuilt is None:
+            new = _fstring_with_placeholders(ctx, a, fields, len(values))
+            if new is None:
                 return None
-            args.append(rebuilt)
+            rebuilt[a] = new
             values += [ast.unparse(v.value) for v in fields]
-        else:
-            args.append(ctx.src(a))
-    for k in call.keywords:
-        args.append(f"{k.arg}={ctx.src(k.value)}")
+    return rebuilt, values
+
+
+def _extras(values: list[str], when: Optional[str]) -> list[str]:
+    out = []
     if values:
-        args.append("_gm_values=(" + ", ".join(values) + ("," if len(values) == 1 else "") + ")")
+        out.append("_gm_values=(" + ", ".join(values) + ("," if len(values) == 1 else "") + ")")
     if when is not None:
-        args.append(f"_gm_when={when}")
-    new = f"{helper}({', '.join(args)})"
-    return [TextEdit(span_of(call), new)]
+        out.append(f"_gm_when={when}")
+    return out
+
+
+def call_text(site: Site, ctx: Context, env, when: Optional[str] = None) -> Optional[str]:
+    """The whole helper call as one expression (for rewrites that replace a statement whole)."""
+    call: ast.Call = site.node
+    got = _fstring_args(site, ctx, env)
+    if got is None:
+        return None
+    rebuilt, values = got
+    args: list[str] = []
+    if site.code == "GM102":
+        args += [ctx.src(call.func.value), f'"{call.func.attr}"']
+    args += [rebuilt.get(a) or ctx.src(a) for a in call.args]
+    args += [f"{k.arg}={ctx.src(k.value)}" if k.arg else f"**{ctx.src(k.value)}" for k in call.keywords]
+    return f"{HELPER_FOR[site.code]}({', '.join(args + _extras(values, when))})"
+
+
+def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
+    """Minimal edits: rename the callee, insert the logger and method after `(`, rewrite only
+    the f-strings that carry tensors, append `_gm_values=`; the rest of the call (comments,
+    layout) stays as written."""
+    call: ast.Call = site.node
+    got = _fstring_args(site, ctx, env)
+    if got is None:
+        return None
+    rebuilt, values = got
+    func_span = span_of(call.func)
+    line = split_lines(ctx.text)[func_span.end.line - 1]
+    k = line.find("(", func_span.end.col)
+    if k < 0 or line[func_span.end.col:k].strip():
+        return None  # `print  \\\n (...)`: unusual layout; no fix rather than a wrong one
+    after_paren = Pos(func_span.end.line, k + 1)
+    edits = [TextEdit(func_span, HELPER_FOR[site.code])]
+    has_args = bool(call.args or call.keywords)
+    if site.code == "GM102":
+        lead = f'{ctx.src(call.func.value)}, "{call.func.attr}"' + (", " if has_args else "")
+        edits.append(TextEdit(Span(after_paren, after_paren), lead))
+    for a, new in rebuilt.items():
+        edits.append(TextEdit(span_of(a), new))
+    extras = _extras(values, None)
+    if extras:
+        if has_args:
+            last = max([*call.args, *(kw.value for kw in call.keywords)],
+                       key=lambda n: (n.end_lineno, n.end_col_offset))
+            end = span_of(last).end
+            edits.append(TextEdit(Span(end, end), ", " + ", ".join(extras)))
+        else:
+            edits.append(TextEdit(Span(after_paren, after_paren), ", ".join(extras)))
+    return edits
 
 
 EXAMPLES = [

@@ -51,6 +51,8 @@ def _parts(site: Site) -> tuple[Optional[ast.expr], Optional[ast.expr], Optional
 
 
 def judge(site: Site, ctx: Context, env) -> Verdict:
+    if not ctx.owns_lines(site.node):
+        return Verdict.decline("the guard shares its line with other code; put it on its own line")
     exc, msg, why = _parts(site)
     if why:
         return Verdict.decline(why)

@@ -337,6 +337,8 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
     plan, why = _plan(site, env)
     if plan is None:
         return Verdict.decline(why)
+    if plan.expr is None and not ctx.owns_lines(site.node):
+        return Verdict.decline("the if statement shares its line with other code")
     if not _is_single_element(site.test, site, ctx, env):
         return Verdict.decline("the condition may hold several elements; Python raises on that, "
                                "torch.where would broadcast instead")
@@ -432,10 +434,10 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     if plan.gated:
         from graphmend.rules import defer
         for eff in plan.gated:
-            new = defer.fix(eff, ctx, env, lambda n: None, when=c)
+            new = defer.call_text(eff, ctx, env, when=c)
             if not new:
                 return None
-            lines.append(f"{inner}{new[0].text}")
+            lines.append(f"{inner}{new}")
     if plan.buffer is not None:
         for s in plan.prelude:
             lines += [inner + ln[len(ctx.indent_of(s)):] if ln.strip() else ln
