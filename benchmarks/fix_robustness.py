@@ -308,7 +308,7 @@ def ast_problems(p: Pass) -> list[str]:
 
 def hunks(a: str, b: str) -> list[tuple[int, int, int, int]]:
     """difflib's changed blocks between two texts: (i1, i2, j1, j2), 0-based half-open line ranges."""
-    sm = difflib.SequenceMatcher(None, a.splitlines(keepends=True), b.splitlines(keepends=True),
+    sm = difflib.SequenceMatcher(None, split_lines(a, keepends=True), split_lines(b, keepends=True),
                                  autojunk=False)
     return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
 
@@ -341,7 +341,7 @@ def pass_problems(p: Pass) -> list[str]:
         return any(a - SLACK <= line <= b + SLACK for a, b in regions)
 
     out.extend(ast_problems(p))
-    before_lines = p.before.splitlines()
+    before_lines = split_lines(p.before)
     for i1, i2, j1, j2 in hunks(p.before, p.after):
         if i2 > i1:
             bad = [n for n in range(i1 + 1, i2 + 1) if not allowed(n)]

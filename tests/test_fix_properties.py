@@ -270,3 +270,13 @@ def test_trap_declines_a_guard_that_shares_its_line(line):
 def test_defer_keeps_comments_inside_the_call():
     src = _COMPILED + "    print(\n        'scale',  # TODO: remove\n        x.shape,\n    )\n    return x\n"
     assert _fix_problems(src) == []
+
+
+@pytest.mark.parametrize("sep", ["\x0c", "\u2028", "\x0b", "\x85"])
+def test_fix_after_a_form_feed_or_line_separator(sep):
+    """str.splitlines breaks lines at these, Python does not: an edit placed by splitlines lines
+    replaced `prunt('first', x)` with `_graphmend_print('other', x)`."""
+    src = _COMPILED + f"    # section{sep}1\n    prunt('first', x)\n    print('other', x)\n    return x\n"
+    rep = fr.replay(src, "<string>", unsafe=True)
+    assert _fix_problems(src) == []
+    assert "prunt('first', x)" in rep.text and "_graphmend_print('other', x)" in rep.text
