@@ -107,6 +107,20 @@ def ternary(x: torch.Tensor):
     return x * 3 if x.mean() > 0 else x.neg()
 
 
+class Gate(nn.Module):
+    """A branch that may only run under its predicate (a submodule call): torch.cond."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor):
+        if x.abs().max() > 1:
+            x = self.proj(x)
+        return x * 2
+
+
 class Rope(nn.Module):
     def __init__(self):
         super().__init__()
@@ -244,6 +258,15 @@ def f(x: torch.Tensor):
         print("nan seen in", x.shape)
     return y
 '''
+
+
+@pytest.mark.parametrize("x", [torch.full((2, 4), 3.0), torch.full((2, 4), 0.5),
+                               torch.tensor([[nan, 0.0, 0.0, 0.0]] * 2), torch.tensor([[inf, 0.0, 0.0, 0.0]] * 2)])
+def test_where_cond_for_a_submodule_branch(tmp_path, x):
+    o, m, text = _pair(WHERE, tmp_path, "where")
+    assert "torch.cond(x.abs().max() > 1, lambda: self.proj(x), lambda: x.clone())" in text
+    with torch.no_grad():
+        _check(o.Gate(), m.Gate(), [(x,)])
 
 
 @pytest.mark.parametrize("x", [torch.tensor([1.0, 2.0]), torch.tensor([1.0, 20.0]),

@@ -18,8 +18,10 @@ Legality (else the mend declines and says why):
     where does not broadcast where Python would have raised "ambiguous truth value";
   * both sides are tensors, cheap, free of side effects and safe to evaluate on the path not
     taken (pure torch functions and non in-place tensor methods; no module calls, no
-    indexing by tensor values); a side that may only run under its predicate needs torch.cond,
-    which this version does not emit;
+    indexing by tensor values); a side that may only run under its predicate becomes
+    `torch.cond(c, lambda: A, lambda: B)` instead (always UNSAFE: torch.cond traces both
+    branches, needs equal dtype and rank, and compiles on its first eager call; a branch
+    that returns an input unchanged gets `.clone()`; in-place updates decline);
   * SAFE only when both sides provably have the same dtype and shape (one side is the other
     passed through a dtype- and shape-preserving op); otherwise the fix is UNSAFE, because
     torch.where broadcasts and promotes where the original did not.
@@ -372,9 +374,11 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
                 what = "None" if side is None or (isinstance(side, ast.Constant) and side.value is None) \
                     else "not provably a tensor"
                 return Verdict.decline(f"a branch value is {what}; torch.where needs tensors on both sides")
-            why = _side_ok(side, site, ctx, env)
-            if why:
-                return Verdict.decline(why + " (that needs torch.cond, not emitted by this version)")
+    if _needs_cond(pairs, site, ctx, env):
+        why = _cond_illegal(pairs, ctx, env)
+        if why:
+            return Verdict.decline(why)
+        return Verdict(Applicability.UNSAFE, "Rewrite the branch as torch.cond", COND_CAVEATS)
     same = True
     for name_t_f in (plan.assigns or [(None, *pairs[0])]):
         _, t, f = name_t_f
@@ -392,12 +396,60 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
                    "and promotes where the original did not")
 
 
+COND_CAVEATS = ("a branch may only run under its predicate, so this uses torch.cond, which traces both "
+                "branches (Python side effects in them run while tracing), needs both to return tensors "
+                "of the same dtype and rank, and compiles on its first eager call")
+IN_PLACE_OK = frozenset({"__call__"})
+
+
+def _needs_cond(pairs, site: Site, ctx: Context, env) -> bool:
+    """A side is not safe or cheap to evaluate on the path not taken (a module call, indexing)."""
+    return any(_side_ok(side, site, ctx, env) for t, f in pairs for side in (t, f))
+
+
+def _cond_illegal(pairs, ctx: Context, env) -> Optional[str]:
+    """What keeps torch.cond from taking these branches (None when it can)."""
+    for t, f in pairs:
+        for side in (t, f):
+            for n in ast.walk(side):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_") \
+                        and not n.func.attr.startswith("_"):
+                    return f"`{ast.unparse(n.func)}` updates a tensor in place, which torch.cond does not allow"
+                if isinstance(n, (ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+                    return f"a `{type(n).__name__}` expression cannot move into a torch.cond branch"
+    return None
+
+
+def _cond_branch(e: ast.expr, ctx: Context) -> str:
+    """A torch.cond branch must not return its input itself: a bare name is cloned."""
+    src = ctx.src(e)
+    return f"{src}.clone()" if isinstance(e, (ast.Name, ast.Attribute)) else src
+
+
+def _cond_expr(c: str, sides_t: list[ast.expr], sides_f: list[ast.expr], ctx: Context, torch_name: str) -> str:
+    def pack(sides):
+        parts = [_cond_branch(e, ctx) for e in sides]
+        return parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+    return f"{torch_name}.cond({c}, lambda: {pack(sides_t)}, lambda: {pack(sides_f)})"
+
+
 def _has_python_bool(e: ast.expr, ctx: Context) -> bool:
     for n in ast.walk(e):
         if isinstance(n, ast.Call):
             q = ctx.symbols.qualify(n.func) or ""
             if q in ("torch.equal", "torch.allclose", "torch.is_nonzero"):
                 return True
+    return False
+
+
+def _is_bool(e: ast.expr, ctx: Context, env) -> bool:
+    """The condition is a bool tensor already (a comparison, logical op, any/all, isnan...)."""
+    if isinstance(e, (ast.Compare, ast.BoolOp)) or (isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not)):
+        return True
+    if isinstance(e, ast.Call):
+        name = e.func.attr if isinstance(e.func, ast.Attribute) else getattr(e.func, "id", "")
+        return name in ("any", "all", "isnan", "isinf", "isfinite", "logical_and", "logical_or",
+                        "logical_not", "eq", "ne", "gt", "lt", "ge", "le", "bool")
     return False
 
 
@@ -421,9 +473,19 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     torch_name = ctx.torch_name()
     c = cond_src(site.test, ctx, torch_name)
     node = site.node
+    pairs = plan.assigns and [(t, f) for _, t, f in plan.assigns] or [plan.ret or plan.expr]
+    use_cond = not plan.gated and plan.buffer is None and _needs_cond(pairs, site, ctx, env)
+    if use_cond and not _is_bool(site.test, ctx, env):
+        c = f"({c}).bool()"
+
+    def select(t, f):
+        if use_cond:
+            return _cond_expr(c, [t], [f], ctx, torch_name)
+        return f"{torch_name}.where({c}, {ctx.src(t)}, {ctx.src(f)})"
+
     if plan.expr is not None:
         t, f = plan.expr
-        return [TextEdit(span_of(node), f"{torch_name}.where({c}, {ctx.src(t)}, {ctx.src(f)})")]
+        return [TextEdit(span_of(node), select(t, f))]
     ind = ctx.indent_of(node)
     inner = ind + ("    " if site.static_test else "")
     lines = [f"{ind}{cm}" for cm in ctx.comments_in(node)]
@@ -448,15 +510,20 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         lines.append(f"{inner}self.register_buffer({', '.join(args)})")
     elif plan.ret is not None:
         t, f = plan.ret
-        lines.append(f"{inner}return {torch_name}.where({c}, {ctx.src(t)}, {ctx.src(f)})")
+        lines.append(f"{inner}return {select(t, f)}")
         if site.static_test and plan.remove_next is None:
             pass
         elif site.static_test:
             # `if S and c: return A` then `return B`: S false must still return B
             lines.append(f"{ind}return {ctx.src(plan.ret[1])}")
     else:
-        for name, t, f in plan.assigns:
-            lines.append(f"{inner}{name} = {torch_name}.where({c}, {ctx.src(t)}, {ctx.src(f)})")
+        if use_cond and plan.assigns:  # one torch.cond for all the names: each branch runs once
+            names = ", ".join(n for n, _, _ in plan.assigns)
+            lines.append(f"{inner}{names} = " + _cond_expr(
+                c, [t for _, t, _ in plan.assigns], [f for _, _, f in plan.assigns], ctx, torch_name))
+        else:
+            for name, t, f in plan.assigns:
+                lines.append(f"{inner}{name} = {select(t, f)}")
         if site.static_test and node.orelse:
             # `if S and c: X else: Y` -- when S is false the else branch ran: keep it
             lines.append(f"{ind}else:")
@@ -531,10 +598,20 @@ EXAMPLES = [
         "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    if x > 0:\n        x = x + 1\n    return x\n",
         ["GM201"], None),
     Example(
-        "declined: a branch calls a submodule (needs torch.cond)",
+        "a branch calls a submodule: torch.cond runs only the taken branch (unsafe)",
         "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
         "        super().__init__()\n        self.proj = nn.Linear(4, 4)\n\n    def forward(self, x):\n"
         "        if x.abs().max() > 1:\n            x = self.proj(x)\n        return x\n",
+        ["GM201"],
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.proj = nn.Linear(4, 4)\n\n    def forward(self, x):\n"
+        "        x = torch.cond(x.abs().max() > 1, lambda: self.proj(x), lambda: x.clone())\n        return x\n",
+        unsafe=True),
+    Example(
+        "declined: a branch updates a tensor in place (torch.cond forbids it)",
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.proj = nn.Linear(4, 4)\n\n    def forward(self, x):\n"
+        "        if x.abs().max() > 1:\n            x = self.proj(x).clamp_(0, 1)\n        return x\n",
         ["GM201"], None),
     Example(
         "not flagged: conditions Dynamo decides while tracing",
