@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from graphmend.analysis.symbols import ClassInfo, Symbols, module_name_for
+from graphmend.analysis.symbols import ClassInfo, Symbols
 
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # Used when the defining file cannot be read (torch or transformers not installed where the
@@ -158,10 +158,3 @@ class Workspace:
 def default_workspace() -> Workspace:
     return Workspace()
 
-
-def workspace_for(path: str) -> Workspace:
-    return default_workspace()
-
-
-def file_module(path: str) -> str:
-    return module_name_for(path)

@@ -13,9 +13,9 @@ from typing import Optional
 from graphmend.analysis.dataflow import Env
 from graphmend.analysis.detect import Site
 from graphmend.analysis.symbols import Symbols
-from graphmend.findings import CATALOGUE, Applicability, Finding, Pos, Span, TextEdit
+from graphmend.findings import CATALOGUE, Finding, Pos, Span, TextEdit
 from graphmend.rules import defer, trap, unmendable, where
-from graphmend.rules.base import Context, Example
+from graphmend.rules.base import Context
 
 MODULES: tuple[ModuleType, ...] = (defer, where, trap, unmendable)
 BY_CODE: dict[str, ModuleType] = {c: m for m in MODULES for c in m.CODES}
@@ -72,13 +72,6 @@ def fix_edits(finding: Finding, text: str, symbols: Symbols, lines) -> Optional[
     return mod.fix(site, ctx, _env(site, symbols), span_of)
 
 
-def examples(code: str) -> list[Example]:
-    mod = BY_CODE.get(code)
-    if mod is None:
-        return []
-    return [e for e in mod.EXAMPLES if code in e.codes or (not e.codes and code == mod.CODES[0])]
-
-
 def rule_doc(code: str) -> Optional[str]:
     """Markdown: what the rule finds, why Dynamo breaks, the rewrite and its legality, examples."""
     rule = CATALOGUE.get(code)
@@ -101,5 +94,3 @@ def rule_doc(code: str) -> Optional[str]:
                     "```", ""]
     return "\n".join(out)
 
-
-_ = Applicability

@@ -94,6 +94,3 @@ def uses_after(site: Site, names: set[str]) -> set[str]:
             out.add(n.id)
     return out
 
-
-def defined_before(site: Site, name: str) -> bool:
-    return name in site.kinds

@@ -399,7 +399,6 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
 COND_CAVEATS = ("a branch may only run under its predicate, so this uses torch.cond, which traces both "
                 "branches (Python side effects in them run while tracing), needs both to return tensors "
                 "of the same dtype and rank, and compiles on its first eager call")
-IN_PLACE_OK = frozenset({"__call__"})
 
 
 def _needs_cond(pairs, site: Site, ctx: Context, env) -> bool:
