@@ -84,7 +84,7 @@ def fake_fix(text, path="<string>", settings=None, unsafe=False, workspace=None,
     new = "\n".join(lines)
     if "# breakme" in text and applied:
         new += "\ndef broken(:\n"
-    return FixResult(new, applied, skipped)
+    return FixResult(new, applied, skipped, remaining=fake_analyze(new, path).findings)
 
 
 @pytest.fixture

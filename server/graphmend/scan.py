@@ -497,8 +497,10 @@ def _fix_one(path: str, external: Optional[dict] = None) -> dict:
     elif res is not None:
         out["skipped"] = tuple((encode_finding(f), r) for f, r in res.skipped)
     try:
-        fa = analysis.analyze_source(new_text, path, settings, workspace=ws, external=external)
-        found = sorted((f for f in fa.findings if shown(f.code, settings)), key=_sort_key)
+        # fix_source already analysed its final text; analyse again only when that text was refused
+        remaining = res.remaining if res is not None and new_text == res.text else \
+            analysis.analyze_source(new_text, path, settings, workspace=ws, external=external).findings
+        found = sorted((f for f in remaining if shown(f.code, settings)), key=_sort_key)
         out["remaining"] = tuple(encode_finding(f) for f in found)
     except Exception as e:
         out["error"] = out["error"] or _internal_error("analyzing", e)
