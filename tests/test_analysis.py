@@ -270,11 +270,11 @@ def test_disabled_functions_are_not_reported():
             def report(self, x):
                 print(x)
     """)
-    # The prints inside disabled functions are not reported. Calling a disabled module-level
-    # function is itself a graph break (GM403 at the call); a disabled *method* call is not
-    # reported (documented current behaviour: only module-level functions are looked up).
-    assert [(f.code, f.span.start.line) for f in fa.findings] == [("GM403", 15)]
-    assert "`log_it()`, a torch.compiler.disable()d function" in fa.findings[0].message
+    # The prints inside disabled functions are not reported. Calling a disabled function or
+    # method is itself a graph break (GM403 at the call).
+    assert [(f.code, f.span.start.line) for f in fa.findings] == [("GM403", 14), ("GM403", 15)]
+    assert "`M.report()`, a torch.compiler.disable()d function" in fa.findings[0].message
+    assert "`log_it()`, a torch.compiler.disable()d function" in fa.findings[1].message
 
 
 SCOPES = """
@@ -753,3 +753,18 @@ def test_transformers_modeling_files(chunk):
             assert f.entry, where
         total += len(fa.findings)
     assert total > 0  # every chunk of real models has some breaks
+
+
+def test_calling_a_disabled_method_is_reported():
+    src = ("import torch\nfrom torch import nn\n\nclass M(nn.Module):\n"
+           "    @torch.compiler.disable\n    def report(self, x):\n        print(x)\n\n"
+           "    def forward(self, x):\n        self.report(x)\n        return x\n")
+    found = [(f.code, f.span.start.line) for f in analyze_source(src).findings]
+    assert found == [("GM403", 10)]  # the call breaks; the print inside runs in Python, unreported
+
+
+def test_hooks_are_entries_only_outside_compiled_scope():
+    src = ("import torch\nfrom torch import nn\n\ndef hook(module, args, out):\n    print(out)\n\n"
+           "m = nn.Linear(2, 2)\nm.register_forward_hook(hook)\n")
+    assert [f.code for f in analyze_source(src).findings] == ["GM101"]
+    assert analyze_source(src, settings=Settings(scope="compiled")).findings == []

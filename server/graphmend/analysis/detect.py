@@ -270,8 +270,13 @@ class FunctionWalker:
                 self.add("GM402", c, detail=f"`torch.{name}()`")
             elif name == "where" and q.count(".") == 1 and len(c.args) == 1 and not c.keywords:
                 self.add("GM402", c, detail="one-argument `torch.where()`")
-        elif q and self.symbols.module and q.startswith(self.symbols.module + "."):
-            target = self.symbols.functions.get(q.rsplit(".", 1)[1])
+        else:
+            target = None
+            if q and self.symbols.module and q.startswith(self.symbols.module + "."):
+                target = self.symbols.functions.get(q.rsplit(".", 1)[1])
+            elif (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                  and func.value.id == "self" and self.fi.cls is not None):
+                target = self.fi.cls.methods.get(func.attr)  # self.m(): a method of this class
             if target is not None and _is_disabled(target.node, self.symbols):
                 self.add("GM403", c, detail=f"`{target.qualname}()`, a torch.compiler.disable()d function")
 

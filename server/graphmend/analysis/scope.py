@@ -82,7 +82,7 @@ def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default") -> File
               and fi.cls.name in module_classes and fi.qualname == f"{fi.cls.name}.forward"):
             fs.entries[fi.qualname] = "nn.Module.forward"
         fs.edges[fi.qualname] = _edges(fi, sym, ws, mod)
-    _compile_calls(sym, fs, module_classes)
+    _compile_calls(sym, fs, module_classes, hooks=scope_mode != "compiled")
     return fs
 
 
@@ -143,8 +143,9 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
     return set()
 
 
-def _compile_calls(sym: Symbols, fs: FileScope, module_classes: set[str]) -> None:
-    """`torch.compile(f)`, `torch.compile(Model())`, `m = Model(); torch.compile(m)`, hooks."""
+def _compile_calls(sym: Symbols, fs: FileScope, module_classes: set[str], hooks: bool = True) -> None:
+    """`torch.compile(f)`, `torch.compile(Model())`, `m = Model(); torch.compile(m)`, and module
+    hooks (not under scope "compiled": a hook runs compiled only if its module is)."""
     instances: dict[str, str] = {}
     calls = [*sym.module_calls, *(c for fi in sym.all_functions for c in fi.calls)]
     if not any(_is_compile(c.func, sym) or (isinstance(c.func, ast.Attribute) and c.func.attr in HOOK_METHODS)
@@ -158,7 +159,7 @@ def _compile_calls(sym: Symbols, fs: FileScope, module_classes: set[str]) -> Non
                     instances[t.id] = node.value.func.id
     for node in calls:
         is_compile = _is_compile(node.func, sym) and node.args
-        is_hook = isinstance(node.func, ast.Attribute) and node.func.attr in HOOK_METHODS and node.args
+        is_hook = hooks and isinstance(node.func, ast.Attribute) and node.func.attr in HOOK_METHODS and node.args
         if not (is_compile or is_hook):
             continue
         why = "torch.compile(...)" if is_compile else f"{node.func.attr}(...)"
