@@ -30,6 +30,7 @@ class FileAnalysis:
     path: str
     findings: list[Finding] = field(default_factory=list)
     suppressed: int = 0  # findings hidden by `# graphmend: ignore` comments
+    symbols: Optional[Symbols] = field(default=None, repr=False, compare=False)  # for building fixes
 
 
 @dataclass
@@ -42,6 +43,7 @@ class FileSummary:
     by_function: dict[str, list[Finding]] = field(default_factory=dict)
     syntax_error: Optional[Finding] = None
     suppressions: dict[int, Optional[frozenset[str]]] = field(default_factory=dict)
+    symbols: Optional[Symbols] = field(default=None, repr=False, compare=False)  # not sent between processes
 
 
 class LineIndex:
@@ -157,6 +159,7 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
         return summary
     mod = module or (module_name_for(path) if path != "<string>" else "__main__")
     sym = Symbols(tree, mod, is_package=path.endswith("__init__.py"))
+    summary.symbols = sym
     summary.scope = file_scope(sym, ws, settings.scope)
     for fi in sym.all_functions:
         if fi.qualname in summary.scope.disabled:
@@ -178,7 +181,7 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
 
 
 def findings_in_scope(summary: FileSummary, reached: dict[str, str], settings: Settings) -> FileAnalysis:
-    fa = FileAnalysis(summary.path)
+    fa = FileAnalysis(summary.path, symbols=summary.symbols)
     if summary.syntax_error is not None:
         fa.findings.append(summary.syntax_error)
         return fa

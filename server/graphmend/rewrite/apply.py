@@ -96,9 +96,7 @@ def one_pass(text: str, path: str, settings: Settings, unsafe: bool, workspace=N
     analysis = analyze_source(text, path, settings, workspace, external)
     if any(f.code == "GM001" for f in analysis.findings):
         return text, [], [(f, "the file does not parse") for f in analysis.findings], analysis.findings
-    tree = ast.parse(text)
-    sym = Symbols(tree, module_name_for(path) if path != "<string>" else "__main__",
-                  is_package=path.endswith("__init__.py"))
+    sym = analysis.symbols  # the analysis' own view of the file: no second parse
     lines = LineIndex(text)
     accepted: list[tuple[Finding, list[TextEdit]]] = []
     skipped: list[tuple[Finding, str]] = []
