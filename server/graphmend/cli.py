@@ -470,22 +470,13 @@ def cmd_rule(args) -> int:
 
 
 def cmd_serve(argv: list[str]) -> int:
-    import importlib
     try:
-        server = importlib.import_module("graphmend.lsp.server")  # a later layer; optional here
+        from graphmend.lsp.server import main as serve_main
     except ModuleNotFoundError as e:
-        if e.name in ("graphmend.lsp", "graphmend.lsp.server"):
-            _error("the language server is not available in this build "
-                   "(graphmend.lsp.server is missing)")
-        else:
-            _error(f"the language server needs the `{e.name}` package ({e})")
+        _error(f"the language server needs the `{e.name}` package "
+               f"(pip install 'pygls>=2,<3' lsprotocol): {e}")
         return 2
-    main_fn = getattr(server, "main", None)
-    if not callable(main_fn):
-        _error("graphmend.lsp.server has no main(args)")
-        return 2
-    rc = main_fn(argv)
-    return rc if isinstance(rc, int) else 0
+    return serve_main(argv)
 
 
 # --------------------------------------------------------------------------- main

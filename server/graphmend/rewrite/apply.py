@@ -49,9 +49,10 @@ def _overlaps(a: Span, b: Span) -> bool:
                 or (b.end.line, b.end.col) <= (a.start.line, a.start.col))
 
 
-def helper_insertion(text: str) -> TextEdit:
-    """The helper block goes after the module's leading imports (and docstring, __future__)."""
-    tree = ast.parse(text)
+def helper_insertion(text: str, tree: Optional[ast.Module] = None) -> TextEdit:
+    """The helper block goes after the module's leading imports (and docstring, __future__).
+    `tree`: the text's ast, when the caller has it."""
+    tree = tree if tree is not None else ast.parse(text)
     last = None
     for stmt in tree.body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -160,25 +161,53 @@ def fix_source(text: str, path: str = "<string>", settings: Settings | None = No
 
 def fixes_for(text: str, findings: list[Finding], path: str = "<string>", workspace=None,
               settings: Settings | None = None, unsafe: bool = True) -> dict:
-    """The edits of each given finding (for the editor's quick fixes), helper insertion included."""
-    from graphmend.rules import fix_edits
-    settings = settings or Settings()
+    """The edits of each given finding (helper insertion included), by id(finding)."""
     tree = ast.parse(text)
     sym = Symbols(tree, module_name_for(path) if path != "<string>" else "__main__",
                   is_package=path.endswith("__init__.py"))
     lines = LineIndex(text)
     out = {}
     for f in findings:
-        if not f.fixable or (f.applicability is Applicability.UNSAFE and not unsafe):
+        if f.applicability is Applicability.UNSAFE and not unsafe:
             continue
-        edits = fix_edits(f, text, sym, lines)
-        if not edits:
-            continue
-        if _uses_helpers(edits) and not runtime.has_helpers(text):
-            edits = [*edits, helper_insertion(text)]
-        if _parses(apply_edits(text, edits)):
+        edits = edits_for(f, text, sym, lines)
+        if edits:
             out[id(f)] = edits
     return out
+
+
+def edits_for(f: Finding, text: str, symbols: Symbols, lines: LineIndex) -> Optional[list[TextEdit]]:
+    """The edits that mend one finding of `text` (analysed into `symbols`), the helper block
+    included when the file lacks it; None when the finding has no fix or the mended code would
+    not parse. Costs a parse of the top-level statement it edits, not of the file (the editor's
+    quick fix asks for one finding at a time)."""
+    from graphmend.rules import fix_edits
+    if not f.fixable or f.site is None:
+        return None
+    edits = fix_edits(f, text, symbols, lines)
+    if not edits or not _region_parses(text, symbols.tree, edits):
+        return None
+    if _uses_helpers(edits) and not runtime.has_helpers(text):
+        edits = [*edits, helper_insertion(text, symbols.tree)]
+    return edits
+
+
+def _region_parses(text: str, tree: ast.Module, edits: list[TextEdit]) -> bool:
+    """Whether the top-level statements the edits touch still parse after them (the rest of
+    the file is unchanged, and top-level statements parse on their own)."""
+    first = min(e.span.start.line for e in edits)
+    last = max(e.span.end.line for e in edits)
+    lo, hi = first, last
+    for stmt in tree.body:
+        start = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+        end = stmt.end_lineno or stmt.lineno
+        if start <= last and end >= first:
+            lo, hi = min(lo, start), max(hi, end)
+    src = split_lines(text, keepends=True)
+    region = "".join(src[lo - 1:hi])
+    shifted = [TextEdit(Span(Pos(e.span.start.line - lo + 1, e.span.start.col),
+                             Pos(e.span.end.line - lo + 1, e.span.end.col)), e.text) for e in edits]
+    return _parses(apply_edits(region, shifted))
 
 
 def _parses(text: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import tokenize
 from dataclasses import dataclass, field
@@ -44,8 +45,31 @@ class Context:
     text: str
     symbols: Symbols
 
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        """The text's lines with their endings, split once (ast.get_source_segment re-splits
+        the whole file on every call: O(file) per quoted argument)."""
+        return split_lines(self.text, keepends=True)
+
+    def segment(self, node: ast.AST) -> Optional[str]:
+        """ast.get_source_segment over the cached lines."""
+        try:
+            if node.end_lineno is None or node.end_col_offset is None:
+                return None
+            first, last = node.lineno - 1, node.end_lineno - 1
+            col, end_col = node.col_offset, node.end_col_offset
+        except AttributeError:
+            return None
+        lines = self.lines
+        if not 0 <= first <= last < len(lines):
+            return None
+        if first == last:
+            return lines[first].encode()[col:end_col].decode()
+        return (lines[first].encode()[col:].decode() + "".join(lines[first + 1:last])
+                + lines[last].encode()[:end_col].decode())
+
     def src(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.text, node) or ast.unparse(node)
+        return self.segment(node) or ast.unparse(node)
 
     def torch_name(self) -> Optional[str]:
         for local, target in self.symbols.imports.items():
@@ -54,14 +78,14 @@ class Context:
         return None
 
     def indent_of(self, node: ast.AST) -> str:
-        line = split_lines(self.text)[node.lineno - 1]
+        line = self.lines[node.lineno - 1].rstrip("\r\n")
         return line[: len(line) - len(line.lstrip())]
 
     def owns_lines(self, node: ast.stmt) -> bool:
         """Whether the statement is alone on its lines (no `a; b`, no `if c: stmt` header),
         so that a rewrite may replace those lines whole."""
-        lines = split_lines(self.text)
-        first, last = lines[node.lineno - 1], lines[node.end_lineno - 1]
+        lines = self.lines
+        first, last = lines[node.lineno - 1].rstrip("\r\n"), lines[node.end_lineno - 1].rstrip("\r\n")
         before = first.encode("utf-8")[: node.col_offset].decode("utf-8", "replace")
         after = last.encode("utf-8")[node.end_col_offset:].decode("utf-8", "replace").strip()
         plain_indent = before.strip(" \t") == ""  # a form feed in the indentation: leave it be
@@ -69,11 +93,11 @@ class Context:
 
     def src_lines(self, node: ast.stmt) -> list[str]:
         """The full source lines of a statement (indentation included)."""
-        return split_lines(self.text)[node.lineno - 1: node.end_lineno]
+        return [ln.rstrip("\r\n") for ln in self.lines[node.lineno - 1: node.end_lineno]]
 
     def comments_in(self, node: ast.AST) -> list[str]:
         """Comments written inside the lines of `node` (kept above a rewritten statement)."""
-        lines = split_lines(self.text, keepends=True)[node.lineno - 1: node.end_lineno]
+        lines = self.lines[node.lineno - 1: node.end_lineno]
         out = []
         try:
             for tok in tokenize.generate_tokens(io.StringIO("".join(lines)).readline):

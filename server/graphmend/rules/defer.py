@@ -19,7 +19,6 @@ from typing import Optional
 from graphmend.analysis.dataflow import Kind
 from graphmend.analysis.detect import Site
 from graphmend.findings import Applicability, Pos, Span, TextEdit
-from graphmend.textlines import split_lines
 from graphmend.rules.base import Context, Example, Verdict
 
 CODES = ("GM101", "GM102", "GM103")
@@ -175,7 +174,7 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         return None
     rebuilt, values = got
     func_span = span_of(call.func)
-    line = split_lines(ctx.text)[func_span.end.line - 1]
+    line = ctx.lines[func_span.end.line - 1].rstrip("\r\n")
     k = line.find("(", func_span.end.col)
     if k < 0 or line[func_span.end.col:k].strip():
         return None  # `print  \\\n (...)`: unusual layout; no fix rather than a wrong one

@@ -102,7 +102,7 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
 
 
 def _src_or_boolop(ctx: Context, e: ast.expr) -> str:
-    if isinstance(e, ast.BoolOp) and not ast.get_source_segment(ctx.text, e):
+    if isinstance(e, ast.BoolOp) and not ctx.segment(e):
         return " and ".join(f"({ctx.src(v)})" for v in e.values)
     return ctx.src(e)
 

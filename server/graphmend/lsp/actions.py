@@ -1,0 +1,267 @@
+"""Code actions: "GraphMend (CODE): <fix>" per diagnostic, "Ignore CODE on this line", and
+"Mend all graph breaks in this file" (`source.fixAll.graphmend`, also used on save).
+
+Actions are listed cheaply; their edits are computed when the client resolves one
+(`codeAction/resolve`) or, for clients that cannot resolve, when listed. Every edit is built
+from the analysis of exactly the text the client has (same version), and checked to parse.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from typing import TYPE_CHECKING, Optional
+
+from lsprotocol import types
+
+from graphmend.analysis.engine import SUPPRESS_RE, suppressions
+from graphmend.findings import Applicability, Finding, Pos, Span, TextEdit
+from graphmend.lsp.checker import Checked
+from graphmend.lsp.document import Document
+from graphmend.rewrite.apply import edits_for, fix_source
+from graphmend.textlines import split_lines
+
+if TYPE_CHECKING:
+    from graphmend.lsp.server import GraphMendServer
+
+FIX_ALL_KIND = "source.fixAll.graphmend"
+FIX_ALL_TITLE = "GraphMend: Mend all graph breaks in this file"
+
+
+def _wanted(kind: str, only: Optional[list]) -> bool:
+    return not only or any(kind == k or kind.startswith(f"{k}.") for k in only)
+
+
+def fix_title(f: Finding) -> str:
+    title = f"GraphMend ({f.code}): {f.fix_title or 'Mend graph break'}"
+    if f.applicability is Applicability.UNSAFE:
+        title += " (unsafe" + (f": {f.decline_reason}" if f.decline_reason else "") + ")"
+    return title
+
+
+def _overlaps_lines(f: Finding, start: Pos, end: Pos) -> bool:
+    return f.span.start.line <= end.line and f.span.end.line >= start.line
+
+
+def _matching_diagnostic(f: Finding, context: types.CodeActionContext) -> Optional[types.Diagnostic]:
+    for d in context.diagnostics:
+        data = d.data if isinstance(d.data, dict) else {}
+        if d.code == f.code and data.get("line") == f.span.start.line and data.get("col") == f.span.start.col:
+            return d
+    return None
+
+
+async def code_actions(server: "GraphMendServer", params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    doc = server.docs.get(uri)
+    checked = await server.diagnostics.current(uri)
+    if doc is None or checked is None:
+        return []
+    only = list(params.context.only) if params.context.only else None
+    start = doc.engine_pos(params.range.start, server.codec)
+    end = doc.engine_pos(params.range.end, server.codec)
+    lazy = server.can_resolve_actions
+    out: list[types.CodeAction] = []
+    if _wanted(types.CodeActionKind.QuickFix, only):
+        for f in checked.findings:
+            if not _overlaps_lines(f, start, end):
+                continue
+            diag = _matching_diagnostic(f, params.context)
+            diags = [diag] if diag else None
+            key = {"uri": uri, "version": checked.version, "code": f.code,
+                   "line": f.span.start.line, "col": f.span.start.col}
+            if f.fixable and f.site is not None:
+                action = types.CodeAction(
+                    title=fix_title(f), kind=types.CodeActionKind.QuickFix, diagnostics=diags,
+                    is_preferred=f.applicability is Applicability.SAFE, data={**key, "action": "fix"})
+                if not lazy:
+                    action.edit = fix_edit(server, doc, checked, f)
+                    if action.edit is None:
+                        continue
+                out.append(action)
+            ignore = types.CodeAction(
+                title=f"GraphMend: Ignore {f.code} on this line", kind=types.CodeActionKind.QuickFix,
+                diagnostics=diags, data={**key, "action": "ignore"})
+            if not lazy:
+                ignore.edit = ignore_edit(server, doc, checked, f)
+                if ignore.edit is None:
+                    continue
+            out.append(ignore)
+    if _wanted(FIX_ALL_KIND, only) and checked.syntax_error is None and any(
+            _in_fix_all(f, checked) for f in checked.findings):
+        action = types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND,
+                                  data={"uri": uri, "version": checked.version, "action": "fixAll"})
+        if not lazy:
+            action.edit = await fix_all_edit(server, uri)
+        out.append(action)
+    return out
+
+
+def _in_fix_all(f: Finding, checked: Checked) -> bool:
+    return f.applicability is Applicability.SAFE or (
+        f.applicability is Applicability.UNSAFE and checked.settings.unsafe_fixes)
+
+
+async def resolve(server: "GraphMendServer", action: types.CodeAction) -> types.CodeAction:
+    data = action.data if isinstance(action.data, dict) else {}
+    uri = data.get("uri")
+    doc = server.docs.get(uri) if uri else None
+    if doc is None:
+        return action
+    checked = await server.diagnostics.current(uri)
+    if checked is None or checked.version != data.get("version"):
+        return action  # the document changed since the action was listed: no edit
+    kind = data.get("action")
+    if kind == "fixAll":
+        action.edit = await fix_all_edit(server, uri)
+        return action
+    f = _find(checked, data)
+    if f is None:
+        return action
+    action.edit = fix_edit(server, doc, checked, f) if kind == "fix" else ignore_edit(server, doc, checked, f)
+    return action
+
+
+def _find(checked: Checked, data: dict) -> Optional[Finding]:
+    for f in checked.findings:
+        if f.code == data.get("code") and f.span.start.line == data.get("line") \
+                and f.span.start.col == data.get("col"):
+            return f
+    return None
+
+
+# --------------------------------------------------------------------------- edits
+
+
+def workspace_edit(server: "GraphMendServer", doc: Document, version: Optional[int],
+                   edits: list[TextEdit]) -> types.WorkspaceEdit:
+    lsp_edits = [types.TextEdit(range=doc.range(e.span, server.codec), new_text=e.text) for e in edits]
+    if server.supports_document_changes:
+        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=version),
+            edits=lsp_edits)])
+    return types.WorkspaceEdit(changes={doc.uri: lsp_edits})
+
+
+def finding_edits(checked: Checked, f: Finding) -> Optional[list[TextEdit]]:
+    if checked.symbols is None or checked.syntax_error is not None:
+        return None
+    try:
+        return edits_for(f, checked.text, checked.symbols, checked.line_index)
+    except Exception:  # a bug in a rule must not kill the request
+        server_log_exception(f)
+        return None
+
+
+def server_log_exception(f: Finding) -> None:
+    import logging
+    logging.getLogger("graphmend.lsp").exception("building the fix of %s at line %d failed",
+                                                  f.code, f.span.start.line)
+
+
+def fix_edit(server: "GraphMendServer", doc: Document, checked: Checked, f: Finding) -> Optional[types.WorkspaceEdit]:
+    edits = finding_edits(checked, f)
+    return workspace_edit(server, doc, checked.version, edits) if edits else None
+
+
+def ignore_edits(checked: Checked, f: Finding) -> Optional[list[TextEdit]]:
+    """`# graphmend: ignore[CODE]` on the finding's first line (extending a comment already
+    there); None where no comment can go (the line ends inside a string or a backslash)."""
+    n = f.span.start.line
+    lines = split_lines(checked.text)
+    if n > len(lines):
+        return None
+    line = lines[n - 1]
+    sup = suppressions(line + "\n").get(1, False)
+    if sup is None or (sup and f.code in sup):
+        return None  # already ignored
+    m = SUPPRESS_RE.search(line)
+    if sup and m and m.group("codes") is not None:
+        inside = m.start("codes")
+        codes = [c.strip() for c in m.group("codes").split(",") if c.strip()] + [f.code]
+        edit = TextEdit(Span(Pos(n, inside), Pos(n, m.end("codes"))), ", ".join(codes))
+    else:
+        if line.rstrip().endswith("\\") or _ends_in_string(checked, n):
+            return None
+        body = line.rstrip()
+        edit = TextEdit(Span(Pos(n, len(body)), Pos(n, len(line))), f"  # graphmend: ignore[{f.code}]")
+    new_line = line[:edit.span.start.col] + edit.text + line[edit.span.end.col:]
+    got = suppressions(new_line + "\n").get(1, False)
+    if not (got is None or (got and f.code in got)):
+        return None  # the comment would not be recognised (e.g. a quote in an earlier comment)
+    return [edit]
+
+
+def _ends_in_string(checked: Checked, n: int) -> bool:
+    tree = checked.symbols.tree if checked.symbols is not None else None
+    if tree is None:
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Constant, ast.JoinedStr)) and node.lineno <= n < (node.end_lineno or 0):
+            return True
+    return False
+
+
+def ignore_edit(server: "GraphMendServer", doc: Document, checked: Checked, f: Finding) -> Optional[types.WorkspaceEdit]:
+    edits = ignore_edits(checked, f)
+    return workspace_edit(server, doc, checked.version, edits) if edits else None
+
+
+def diff_edits(old: str, new: str) -> list[TextEdit]:
+    """Minimal whole-line edits that turn `old` into `new`."""
+    a, b = split_lines(old, keepends=True), split_lines(new, keepends=True)
+
+    def pos(i: int) -> Pos:
+        if i < len(a):
+            return Pos(i + 1, 0)
+        if a and not a[-1].endswith(("\n", "\r")):
+            return Pos(len(a), len(a[-1]))
+        return Pos(len(a) + 1, 0)
+
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            out.append(TextEdit(Span(pos(i1), pos(i2)), "".join(b[j1:j2])))
+    return out
+
+
+def fix_all_text_edits(server: "GraphMendServer", doc_path: str, checked: Checked) -> list[TextEdit]:
+    """The edits of `fix` for this text: safe fixes (unsafe too when the settings allow them),
+    repeated until nothing changes; nothing when the text does not parse. Runs in a worker."""
+    if checked.syntax_error is not None:
+        return []
+    external = server.index.external(doc_path) if server.index is not None else {}
+    result = fix_source(checked.text, doc_path, checked.settings, unsafe=checked.settings.unsafe_fixes,
+                        workspace=server.model, external=external)
+    if result.text == checked.text:
+        return []
+    return diff_edits(checked.text, result.text)
+
+
+async def fix_all_edits(server: "GraphMendServer", uri: str) -> tuple[Optional[Document], Optional[Checked], list[TextEdit]]:
+    import asyncio
+    doc = server.docs.get(uri)
+    checked = await server.diagnostics.current(uri)
+    if doc is None or checked is None:
+        return doc, checked, []
+    loop = asyncio.get_running_loop()
+    edits = await loop.run_in_executor(server.pool, fix_all_text_edits, server, doc.path, checked)
+    return doc, checked, edits
+
+
+async def fix_all_edit(server: "GraphMendServer", uri: str) -> Optional[types.WorkspaceEdit]:
+    doc, checked, edits = await fix_all_edits(server, uri)
+    if not edits or doc is None or doc.version != checked.version:
+        return None
+    return workspace_edit(server, doc, checked.version, edits)
+
+
+async def will_save_edits(server: "GraphMendServer", uri: str) -> list[types.TextEdit]:
+    """Fix on save: the safe mends (unsafe ones only when allowed); none when the file does not
+    parse, so code being typed is never moved or removed."""
+    if not server.settings.fix_on_save or not server.settings.enable:
+        return []
+    doc, checked, edits = await fix_all_edits(server, uri)
+    if not edits or doc is None or checked is None or doc.version != checked.version:
+        return []
+    return [types.TextEdit(range=doc.range(e.span, server.codec), new_text=e.text) for e in edits]

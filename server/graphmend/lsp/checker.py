@@ -1,0 +1,93 @@
+"""Analyse one open document (run in a worker thread, never on the event loop) and keep what
+the code actions, hover and lenses need: the findings with their analysis sites, the file's
+Symbols and scope, for exactly the text and version they were computed from."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+from graphmend.analysis.engine import FileAnalysis, LineIndex, findings_in_scope, summarize
+from graphmend.analysis.scope import FileScope, reach
+from graphmend.analysis.symbols import Symbols
+from graphmend.analysis.workspace import Workspace
+from graphmend.config import Settings
+from graphmend.findings import Finding, Pos, Span
+from graphmend.scan import shown
+from graphmend.textlines import split_lines
+
+
+@dataclass
+class Checked:
+    """The analysis of one version of a document."""
+
+    version: Optional[int]
+    text: str
+    settings: Settings
+    findings: list[Finding] = field(default_factory=list)
+    symbols: Optional[Symbols] = None
+    scope: Optional[FileScope] = None
+    syntax_error: Optional[Finding] = None
+    # findings of the last version that parsed, moved to where their lines are now
+    carried: list[Finding] = field(default_factory=list)
+    _lines: Optional[LineIndex] = field(default=None, repr=False)
+
+    @property
+    def line_index(self) -> LineIndex:
+        if self._lines is None:
+            self._lines = LineIndex(self.text)
+        return self._lines
+
+    @property
+    def shown(self) -> list[Finding]:
+        """What becomes diagnostics: the syntax error and what is carried, or the findings."""
+        if self.syntax_error is not None:
+            return [self.syntax_error, *self.carried]
+        return self.findings
+
+
+def check(text: str, path: str, version: Optional[int], settings: Settings, workspace: Workspace,
+          external: dict[str, str], previous: Optional[Checked] = None) -> Checked:
+    """Findings of `text`; `external` are the functions of this file that entries in other
+    workspace files reach. On a syntax error, `previous` findings are carried over."""
+    summary = summarize(text, path, settings, workspace)
+    own = replace(summary.scope, entries=dict(summary.scope.entries)) if summary.scope else None
+    out = Checked(version, text, settings, symbols=summary.symbols, scope=own)
+    if summary.syntax_error is not None:
+        out.syntax_error = summary.syntax_error
+        if previous is not None:
+            base = previous.findings if previous.syntax_error is None else previous.carried
+            prev_text = previous.text
+            out.carried = carry_over(base, prev_text, text)
+        return out
+    if summary.scope is not None:
+        for q, label in external.items():
+            summary.scope.entries.setdefault(q, f"via {label}")
+        reached = reach([summary.scope]).get(summary.scope.module, {})
+    else:
+        reached = {}
+    fa: FileAnalysis = findings_in_scope(summary, reached, settings)
+    out.findings = [f for f in fa.findings if shown(f.code, settings)]
+    return out
+
+
+def carry_over(findings: list[Finding], old: str, new: str) -> list[Finding]:
+    """Move findings of `old` to the same lines in `new`; drop those whose lines changed.
+
+    The fix data is dropped (`site` None, no applicability): the file does not parse, so nothing
+    may be rewritten until it does."""
+    if not findings:
+        return []
+    a, b = split_lines(old), split_lines(new)
+    mapping: dict[int, int] = {}
+    for blk in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+        for k in range(blk.size):
+            mapping[blk.a + k + 1] = blk.b + k + 1
+    out = []
+    for f in findings:
+        s, e = mapping.get(f.span.start.line), mapping.get(f.span.end.line)
+        if s is None or e is None or e - s != f.span.end.line - f.span.start.line:
+            continue
+        out.append(replace(f, span=Span(Pos(s, f.span.start.col), Pos(e, f.span.end.col)), site=None))
+    return out
