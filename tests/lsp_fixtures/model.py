@@ -27,4 +27,5 @@ class Block(nn.Module):
 @torch.compile
 def scale(x: torch.Tensor) -> torch.Tensor:
     n = x.max().item()
+    tag = "größe🙂"; print(tag, n)
     return x / n
