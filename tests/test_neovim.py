@@ -136,7 +136,7 @@ class Run:
             return path.read_text(errors="replace")[-n:] if path.exists() else "(none)"
         lsp_log = self.home / "cache" / "nvim" / "lsp.log"
         brief = {k: v for k, v in self.result.items() if k not in ("lines",)}
-        return (f"=== nvim {self.scenario}: {self.seconds:.1f} s\n"
+        return (f"=== nvim {self.scenario}: {self.seconds:.1f} s; driver ms: {self.result.get('timings')}\n"
                 f"--- nvim stdout:\n{self.stdout[-4000:]}\n--- nvim stderr:\n{self.stderr[-4000:]}\n"
                 f"--- result (without lines):\n{json.dumps(brief, indent=1, ensure_ascii=False)[-8000:]}\n"
                 f"--- server log ({self.server_log}):\n{tail(self.server_log)}\n"
@@ -229,6 +229,10 @@ def test_quick_fix_and_hover(tmp_path):
     assert fix_title in titles, titles
     assert "GraphMend: Ignore GM101 on this line" in titles, titles
     assert all("GM101" in t or not t.startswith("GraphMend (") for t in titles), titles
+    # Neovim advertises resolveSupport for "edit": the server lists the fix without its edit
+    # and Neovim fetched it with codeAction/resolve before applying it
+    assert result["client"]["resolve_provider"] is True
+    assert [a["has_edit"] for a in result["offered"] if a["title"] == fix_title] == [False]
 
     # the buffer: parses, the print call became _graphmend_print with the same arguments, the
     # helper block was added once, and nothing else changed

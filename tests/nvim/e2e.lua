@@ -12,7 +12,13 @@ local file = assert(os.getenv('GRAPHMEND_NVIM_FILE'), 'GRAPHMEND_NVIM_FILE not s
 local out_path = assert(os.getenv('GRAPHMEND_NVIM_OUT'), 'GRAPHMEND_NVIM_OUT not set')
 local TIMEOUT = tonumber(os.getenv('GRAPHMEND_NVIM_TIMEOUT_MS') or '30000')
 
-local result = { scenario = scenario, nvim = vim.version(), publishes = {}, messages = {} }
+local result = { scenario = scenario, nvim = vim.version(), publishes = {}, messages = {}, timings = {} }
+local t0 = vim.loop.hrtime()
+
+-- Milliseconds since the driver started, at a named point (for the report).
+local function mark(name)
+  table.insert(result.timings, { name, math.floor((vim.loop.hrtime() - t0) / 1e6) })
+end
 
 -- ------------------------------------------------------------------ observation
 
@@ -111,8 +117,9 @@ local function find(diags, code)
 end
 
 local function press(keys)
-  -- `normal` (without !) so that the user's mappings apply; \<Leader> is mapleader.
-  vim.cmd('execute "normal ' .. keys:gsub('<', '\\<') .. '"')
+  -- `normal` (without !) so that the user's mappings apply; <Leader> is mapleader (default \).
+  local typed = keys:gsub('<Leader>', vim.g.mapleader or '\\')
+  vim.cmd('normal ' .. typed)
 end
 
 local function floating_windows()
@@ -144,7 +151,9 @@ local function start()
       and client.resolved_capabilities.code_action.resolveProvider or false,
     attached_clients = vim.tbl_count(vim.lsp.buf_get_clients(bufnr)),
   }
+  mark('attached')
   wait_current(bufnr, 'the first graphmend diagnostics')
+  mark('diagnostics')
   result.diagnostics_before = diagnostics(bufnr)
   result.maps = {}
   for _, m in ipairs(vim.api.nvim_buf_get_keymap(bufnr, 'n')) do
@@ -154,7 +163,9 @@ local function start()
 end
 
 local function finish(bufnr, what)
+  mark('applied')
   wait_current(bufnr, 'diagnostics after ' .. what)
+  mark('diagnostics after')
   result.lines = lines(bufnr)
   result.modified = vim.bo[bufnr].modified
   result.diagnostics_after = diagnostics(bufnr)
@@ -237,6 +248,7 @@ end, debug.traceback)
 if not ok then
   result.error = err
 end
+mark('done')
 local wrote, werr = pcall(write_result)
 if not ok or not wrote then
   io.stderr:write('e2e.lua: ' .. tostring(err or werr) .. '\n')

@@ -9,7 +9,9 @@ from the analysis of exactly the text the client has (same version), and checked
 from __future__ import annotations
 
 import ast
+import asyncio
 import difflib
+import logging
 from typing import TYPE_CHECKING, Optional
 
 from lsprotocol import types
@@ -24,6 +26,7 @@ from graphmend.textlines import split_lines
 if TYPE_CHECKING:
     from graphmend.lsp.server import GraphMendServer
 
+log = logging.getLogger("graphmend.lsp")
 FIX_ALL_KIND = "source.fixAll.graphmend"
 FIX_ALL_TITLE = "GraphMend: Mend all graph breaks in this file"
 
@@ -149,14 +152,8 @@ def finding_edits(checked: Checked, f: Finding) -> Optional[list[TextEdit]]:
     try:
         return edits_for(f, checked.text, checked.symbols, checked.line_index)
     except Exception:  # a bug in a rule must not kill the request
-        server_log_exception(f)
+        log.exception("building the fix of %s at line %d failed", f.code, f.span.start.line)
         return None
-
-
-def server_log_exception(f: Finding) -> None:
-    import logging
-    logging.getLogger("graphmend.lsp").exception("building the fix of %s at line %d failed",
-                                                  f.code, f.span.start.line)
 
 
 def fix_edit(server: "GraphMendServer", doc: Document, checked: Checked, f: Finding) -> Optional[types.WorkspaceEdit]:
@@ -239,7 +236,6 @@ def fix_all_text_edits(server: "GraphMendServer", doc_path: str, checked: Checke
 
 
 async def fix_all_edits(server: "GraphMendServer", uri: str) -> tuple[Optional[Document], Optional[Checked], list[TextEdit]]:
-    import asyncio
     doc = server.docs.get(uri)
     checked = await server.diagnostics.current(uri)
     if doc is None or checked is None:

@@ -175,7 +175,7 @@ class GraphMendServer(LanguageServer):
             self.index = index
             message = f"{n} files"
             log.info("indexed %d files under %s", n, ", ".join(self.roots))
-            self.diagnostics.recheck_all()
+            self.refresh()
         except Cancelled:
             message = "cancelled"
             log.info("workspace indexing cancelled; cross-file scope is limited to open files")
@@ -185,6 +185,17 @@ class GraphMendServer(LanguageServer):
         finally:
             if progress:
                 self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
+    def refresh(self) -> None:
+        """Settings or the index changed: check every open document again (and ask a pulling
+        client to pull)."""
+        if not self.settings.enable:
+            for uri in list(self.docs):
+                self.diagnostics.forget(uri)
+            return
+        self.diagnostics.recheck_all()
+        if self.diagnostics.pull and self._client("workspace.diagnostics.refresh_support", False):
+            self.workspace_diagnostic_refresh(None)
 
     def shutdown_pools(self) -> None:
         self._scan_cancelled = True
@@ -247,18 +258,7 @@ async def did_change_configuration(ls: GraphMendServer, params: types.DidChangeC
         ls.apply_settings(settings["graphmend"], ls.settings)
     else:
         await pull_configuration(ls)
-    refresh(ls)
-
-
-def refresh(ls: GraphMendServer) -> None:
-    """Settings changed: check every open document again (and ask a pulling client to pull)."""
-    if not ls.settings.enable:
-        for uri in list(ls.docs):
-            ls.diagnostics.forget(uri)
-        return
-    ls.diagnostics.recheck_all()
-    if ls.diagnostics.pull and ls._client("workspace.diagnostics.refresh_support", False):
-        ls.workspace_diagnostic_refresh(None)
+    ls.refresh()
 
 
 # ---------------------------------------------------------------------- documents
@@ -292,9 +292,7 @@ async def did_save(ls: GraphMendServer, params: types.DidSaveTextDocumentParams)
     checked = await ls.diagnostics.current(uri)
     if checked is not None and ls.index is not None and checked.scope is not None:
         if ls.index.update(ls.docs[uri].path, checked.scope, checked.symbols):
-            for other in ls.docs:
-                if other != uri:
-                    ls.diagnostics.schedule(other, 0)
+            ls.refresh()  # what other files reach may have changed
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
