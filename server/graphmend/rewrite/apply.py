@@ -144,17 +144,20 @@ def fix_source(text: str, path: str = "<string>", settings: Settings | None = No
         return inner
     result = FixResult(text)
     skipped: dict[tuple, tuple[Finding, str]] = {}
+    final: Optional[list[Finding]] = None
     for _ in range(MAX_PASSES):
-        new, applied, sk, _ = one_pass(result.text, path, settings, unsafe, workspace, external=external)
+        new, applied, sk, found = one_pass(result.text, path, settings, unsafe, workspace, external=external)
         for f, why in sk:
             skipped[(f.code, f.span.start.line, f.message)] = (f, why)
         if not applied:
+            final = found  # this pass analysed the final text: no need to analyse it again
             break
         result.text = new
         result.applied += applied
-    final = analyze_source(result.text, path, settings, workspace, external)
-    result.remaining = final.findings
-    live = {(f.code, f.span.start.line, f.message) for f in final.findings}
+    if final is None:
+        final = analyze_source(result.text, path, settings, workspace, external).findings
+    result.remaining = final
+    live = {(f.code, f.span.start.line, f.message) for f in final}
     result.skipped = [v for k, v in skipped.items() if k in live]
     return result
 
