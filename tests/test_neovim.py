@@ -70,7 +70,7 @@ class Run:
         shutil.copytree(FIXTURES, self.project)
         if not (self.project / "pyproject.toml").exists():  # the root marker the docs look for
             (self.project / "pyproject.toml").write_text('[project]\nname = "fixture"\n')
-        (self.project / "pkg").mkdir()  # one level down: the root is found by walking up
+        (self.project / "pkg").mkdir(exist_ok=True)  # one level down: the root is found by walking up
         self.file = self.project / "pkg" / "model.py"
         shutil.move(self.project / "model.py", self.file)
         self.original = self.file.read_text(encoding="utf-8")

@@ -44,7 +44,7 @@ def server_settings(options: Any, base: Optional[ServerSettings] = None) -> tupl
     s = ServerSettings(**{f.name: getattr(base, f.name) for f in fields(ServerSettings)}) if base \
         else ServerSettings()
     errors: list[str] = []
-    if options is None:
+    if options is None or options == []:  # Neovim encodes an empty Lua table `{}` as `[]`
         return s, errors
     if not isinstance(options, dict):
         return s, [f"settings must be an object, not {type(options).__name__}"]
