@@ -117,7 +117,9 @@ class Diagnostics:
         task = self._tasks.pop(uri, None)
         if task is not None:
             task.cancel()
-        self.checked.pop(uri, None)
+        old = self.checked.pop(uri, None)
+        if old is not None:
+            old.release()
         self.published.pop(uri, None)
         ev = self._done.pop(uri, None)
         if ev is not None:
@@ -148,7 +150,10 @@ class Diagnostics:
             doc = self.server.docs.get(uri)
             if doc is None or doc.version != version or doc.text != text:
                 return  # stale: the check of the newer version is scheduled
+            old = self.checked.get(uri)
             self.checked[uri] = result
+            if old is not None and old is not result:
+                old.release()
             diags = [to_diagnostic(f, doc, result, self.server) for f in result.shown]
             self.published[uri] = (diags, result_id(diags, self.server))
             if not self.pull:
