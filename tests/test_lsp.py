@@ -420,6 +420,7 @@ async def odd_client(lsp_client: LanguageClient, tmp_path):
     lsp_client.root = root
     caps = capabilities("visual-studio-code")
     caps.general = types.GeneralClientCapabilities(position_encodings=["utf-8", "utf-16"])
+    caps.text_document.code_action.resolve_support = None  # edits must come with the actions
     result = await lsp_client.initialize_session(types.InitializeParams(
         capabilities=caps, root_uri=root.as_uri(),
         initialization_options={"scope": "everything", "fixOnSave": "yes", "debounceMs": 20,
@@ -444,3 +445,9 @@ async def test_utf8_positions_and_invalid_settings(odd_client: LanguageClient):
     assert "`scope` must be one of" in msg[0] and "`fixOnSave` must be true or false" in msg[0]
     assert "unknown setting `colour`" in msg[0]
     assert len(diags) == 6  # scope "default" applies
+    # a client that cannot resolve gets every action with its edit
+    acts = await actions_at(client, uri, d)
+    assert acts and all(a.edit is not None for a in acts)
+    fix = next(a for a in acts if a.title.startswith("GraphMend (GM101)"))
+    (e,) = [e for e in edits_of(fix.edit, uri) if "_graphmend_print" in e.new_text and "def " not in e.new_text]
+    assert e.range.start.character == d.range.start.character  # UTF-8 columns in edits too
