@@ -6,6 +6,9 @@
     graphmend rule CODE
     graphmend version | --version
     graphmend serve [ARGS...]          (the language server, graphmend.lsp.server)
+    graphmend probe ENTRY [...]        (run the entry under Dynamo: graphmend.probe.cli)
+    graphmend import-log FILE [...]    (Dynamo's breaks from a TORCH_LOGS log or TORCH_TRACE dir)
+    graphmend run [--scope PKG,...] -- COMMAND...   (mend modules as they are imported)
 
 Exit codes: 0 clean, 1 graph breaks reported (or, with `fix --diff`, changes
 pending), 2 usage errors or files that could not be read/checked.
@@ -156,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     # `serve` is dispatched before parsing (its arguments belong to the server).
     sub.add_parser("serve", help="run the language server (arguments go to the server)",
                    add_help=False)
+    for name, what in PASSTHROUGH_HELP.items():
+        sub.add_parser(name, help=what, add_help=False)
     return parser
 
 
@@ -482,9 +487,31 @@ def cmd_serve(argv: list[str]) -> int:
 # --------------------------------------------------------------------------- main
 
 
+# Subcommands whose arguments belong to another module's main(argv) -> int.
+PASSTHROUGH = {
+    "probe": "graphmend.probe.cli:main_probe",
+    "import-log": "graphmend.probe.cli:main_import_log",
+    "run": "graphmend.probe.importhook:main",
+}
+PASSTHROUGH_HELP = {
+    "probe": "run a probe entry under Dynamo and report what it really did (--verify: prove the mends)",
+    "import-log": "show Dynamo's graph breaks from a TORCH_LOGS=graph_breaks log or a TORCH_TRACE dir",
+    "run": "run a command with the modules under --scope mended as they are imported (no file written)",
+}
+
+
+def _passthrough(name: str, argv: list[str]) -> int:
+    import importlib
+    modname, _, fn = PASSTHROUGH[name].partition(":")
+    rc = getattr(importlib.import_module(modname), fn)(argv)
+    return rc if isinstance(rc, int) else 0
+
+
 def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "serve":
         return cmd_serve(argv[1:])
+    if argv and argv[0] in PASSTHROUGH:
+        return _passthrough(argv[0], argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
