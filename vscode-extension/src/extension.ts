@@ -72,8 +72,11 @@ export function activate(context: vscode.ExtensionContext): void {
       }),
     checkInterpreter: (interpreter) => checkInterpreter(interpreter, { cwd: cwd() }),
     startClient: async (interpreter) => {
-      const { value: options, problems } = readInitializationOptions(configuration());
+      const { value: read, problems } = readInitializationOptions(configuration());
       for (const p of problems) output.warn(p);
+      // The probe runs workspace code: the server refuses it unless the editor trusts the workspace
+      // (this extension does not start at all in untrusted workspaces; the flag keeps the rule explicit).
+      const options = { ...read, workspaceTrusted: vscode.workspace.isTrusted !== false };
       output.info(`initializationOptions: ${JSON.stringify(options)}`);
       const client = createClient(interpreter, cwd(), options, output, (c) => ctl.client?.client === c);
       client.onDidChangeState((e) => {

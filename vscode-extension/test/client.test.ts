@@ -102,6 +102,7 @@ for (const [variant, load] of variants) describe(`the language client against a 
       logLevel: 'info',
       configurationPreference: 'editorFirst',
       probe: { enable: false, timeoutSeconds: 30, device: 'auto' },
+      workspaceTrusted: true,
     });
     assert.ok(stub.output.some((o) => o.level === 'warn' && o.message === 'graphmend.logLevel: "loud" is not one of error, warning, info, debug; using "info"'));
 

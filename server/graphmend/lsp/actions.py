@@ -42,6 +42,11 @@ def fix_title(f: Finding) -> str:
     return title
 
 
+def probe_suffix(server: "GraphMendServer") -> str:
+    from graphmend.lsp.probe import verified_suffix
+    return verified_suffix(server)
+
+
 def _overlaps_lines(f: Finding, start: Pos, end: Pos) -> bool:
     return f.span.start.line <= end.line and f.span.end.line >= start.line
 
@@ -75,7 +80,7 @@ async def code_actions(server: "GraphMendServer", params: types.CodeActionParams
                    "line": f.span.start.line, "col": f.span.start.col}
             if f.fixable and f.site is not None:
                 action = types.CodeAction(
-                    title=fix_title(f), kind=types.CodeActionKind.QuickFix, diagnostics=diags,
+                    title=fix_title(f) + probe_suffix(server), kind=types.CodeActionKind.QuickFix, diagnostics=diags,
                     is_preferred=f.applicability is Applicability.SAFE, data={**key, "action": "fix"})
                 if not lazy:
                     action.edit = fix_edit(server, doc, checked, f)

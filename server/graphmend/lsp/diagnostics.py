@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Optional
 from lsprotocol import types
 
 from graphmend.findings import CATALOGUE, Applicability, Finding, Pos, Span
+from graphmend.lsp import probe
 from graphmend.lsp.checker import Checked, check
 from graphmend.lsp.document import Document
 from graphmend.rules import DOCS_URL
@@ -155,6 +156,7 @@ class Diagnostics:
             if old is not None and old is not result:
                 old.release()
             diags = [to_diagnostic(f, doc, result, self.server) for f in result.shown]
+            diags = probe.decorate(self.server, doc.path, doc.lines, diags)
             self.published[uri] = (diags, result_id(diags, self.server))
             if not self.pull:
                 self.server.text_document_publish_diagnostics(

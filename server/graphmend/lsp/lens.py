@@ -46,7 +46,8 @@ async def code_lenses(server: "GraphMendServer", params: types.CodeLensParams) -
     checked = await server.diagnostics.current(uri)
     if doc is None or checked is None:
         return []
-    out = []
+    from graphmend.lsp import probe
+    out = probe.lenses(server, doc.path)
     for fi, n, m in entry_counts(checked):
         line = fi.node.lineno
         pos = Pos(line, checked.line_index.col(line, fi.node.col_offset))

@@ -23,7 +23,7 @@ from pygls.uris import to_fs_path
 from graphmend import __version__
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
-from graphmend.lsp import actions, hover, lens
+from graphmend.lsp import actions, hover, lens, probe
 from graphmend.lsp.diagnostics import Diagnostics
 from graphmend.lsp.document import Document
 from graphmend.lsp.index import Cancelled, WorkspaceIndex
@@ -70,6 +70,9 @@ class GraphMendServer(LanguageServer):
         self.diagnostics = Diagnostics(self)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmend-check")
         self.scan_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmend-index")
+        self.probe_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmend-probe")
+        self.probe = probe.ProbeState()
+        self._probe_published: set[str] = set()
         self.model = Workspace()  # the analysis' view of the workspace (module lookup)
         self.index: Optional[WorkspaceIndex] = None
         self.roots: list[str] = []
@@ -96,6 +99,10 @@ class GraphMendServer(LanguageServer):
     def can_resolve_actions(self) -> bool:
         support = self._client("text_document.code_action.resolve_support")
         return bool(support and "edit" in (support.properties or []))
+
+    @property
+    def workspace_trusted(self) -> bool:
+        return self.settings.workspace_trusted
 
     @property
     def supports_document_changes(self) -> bool:
@@ -195,11 +202,16 @@ class GraphMendServer(LanguageServer):
                 self.diagnostics.forget(uri)
             return
         self.diagnostics.recheck_all()
+        if self.probe.result is not None or self._probe_published:
+            probe.publish_closed_files(self)
         if self.diagnostics.pull and self._client("workspace.diagnostics.refresh_support", False):
             self.workspace_diagnostic_refresh(None)
 
     def shutdown_pools(self) -> None:
         self._scan_cancelled = True
+        if self.probe.cancel is not None:
+            self.probe.cancel.set()  # kills the probe's process group
+        self.probe_pool.shutdown(wait=False, cancel_futures=True)
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.scan_pool.shutdown(wait=False, cancel_futures=True)
 
@@ -380,6 +392,26 @@ async def fix_all_command(ls: GraphMendServer, *args) -> dict:
         edit=edit, label="GraphMend: mend all graph breaks"))
     return {"applied": bool(res and res.applied),
             **({"reason": res.failure_reason} if res and not res.applied and res.failure_reason else {})}
+
+
+@server.command(probe.RUN_COMMAND)
+async def run_probe_command(ls: GraphMendServer, *args) -> dict:
+    """Run the probe entry under Dynamo (opt-in, trusted workspaces only)."""
+    return await probe.run(ls)
+
+
+@server.command(probe.VERIFY_COMMAND)
+async def verify_command(ls: GraphMendServer, *args) -> dict:
+    """Run the entry original and mended (in memory) and compare graphs, outputs, messages, time."""
+    return await probe.verify(ls)
+
+
+@server.command(probe.IMPORT_LOG_COMMAND)
+async def import_log_command(ls: GraphMendServer, *args) -> dict:
+    """Show Dynamo's breaks from a TORCH_LOGS=graph_breaks log or a TORCH_TRACE directory."""
+    a = probe.as_args(args)
+    path = a.get("path") if isinstance(a, dict) else a
+    return await probe.import_log(ls, path if isinstance(path, str) else None)
 
 
 @server.command(SHOW_LOG_COMMAND)

@@ -30,6 +30,7 @@ class ServerSettings:
     log_level: str = "info"
     configuration_preference: str = "editorFirst"
     debounce_ms: int = 150
+    workspace_trusted: bool = True  # the editor's trust in the workspace (VS Code passes it)
     engine: dict[str, Any] = field(default_factory=dict)  # editor values of ENGINE_KEYS, as given
     probe: dict[str, Any] = field(default_factory=dict)  # passed through to the probe layer
 
@@ -55,9 +56,10 @@ def server_settings(options: Any, base: Optional[ServerSettings] = None) -> tupl
         key = _camel(raw)
         if key in ENGINE_KEYS:
             engine[key] = value
-        elif key in ("enable", "fixOnSave"):
+        elif key in ("enable", "fixOnSave", "workspaceTrusted"):
             if isinstance(value, bool):
-                setattr(s, "enable" if key == "enable" else "fix_on_save", value)
+                setattr(s, {"enable": "enable", "fixOnSave": "fix_on_save",
+                            "workspaceTrusted": "workspace_trusted"}[key], value)
             else:
                 errors.append(f"`{key}` must be true or false, not {value!r}")
         elif key == "logLevel":
