@@ -139,7 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true",
                        help="exit 0 even when graph breaks are found (errors still exit 2)")
     check.add_argument("--no-cache", action="store_true",
-                       help="accepted for ruff compatibility; graphmend keeps no cache")
+                       help="neither read nor write the cache of file summaries")
+    check.add_argument("--cache-dir", metavar="DIR",
+                       help="where the cache lives (default: $GRAPHMEND_CACHE_DIR, `cache-dir` in "
+                            "[tool.graphmend], or .graphmend_cache in the current directory)")
 
     fix = sub.add_parser("fix", help="apply fixes",
                          description="Apply the safe fixes (and, with --unsafe-fixes, the unsafe "
@@ -274,7 +277,15 @@ def cmd_check(args) -> int:
     elif "-" in paths:
         raise UsageError("`-` (stdin) cannot be combined with other paths")
     else:
-        results = scan.check_paths(paths, settings, jobs=args.jobs)
+        cache = None
+        if not args.no_cache:
+            from graphmend.cache import ScanCache, default_dir
+            cache = ScanCache(args.cache_dir or default_dir(settings), settings)
+        results = scan.check_paths(paths, settings, jobs=args.jobs, cache=cache)
+        if cache is not None:
+            why = cache.save()
+            if why and not args.quiet:
+                _err(f"graphmend: warning: {why}")
 
     errors = [r for r in results if r.error]
     checked = [r for r in results if not r.error]

@@ -29,6 +29,7 @@ class Settings:
     exclude: list[str] = field(default_factory=lambda: [
         ".git", ".venv", "venv", "__pycache__", "node_modules", "build", "dist", ".tox", ".eggs"])
     extend_exclude: list[str] = field(default_factory=list)
+    cache_dir: str | None = None  # `graphmend check`'s cache (default .graphmend_cache)
     source: str | None = None  # the pyproject.toml these came from
 
     def enabled(self, code: str) -> bool:
@@ -48,6 +49,10 @@ def _coerce(name: str, value, default):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"`{name}` must be a list of strings, not {value!r}")
         return list(value)
+    if name == "cache_dir":
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"`cache-dir` must be a path, not {value!r}")
+        return value
     if name == "scope":
         if value not in SCOPES:
             raise ConfigError(f"`scope` must be one of {', '.join(SCOPES)}, not {value!r}")

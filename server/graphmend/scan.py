@@ -434,19 +434,28 @@ def _internal_error(what: str, e: BaseException) -> str:
 
 
 def _check_one(path: str) -> tuple:
-    """-> (summary as plain data, error). Scope is decided later, across all files."""
+    """-> (summary as plain data, error, (stat, dependencies) for the cache). Scope is decided
+    later, across all files."""
+    from graphmend.cache import stat_of
     settings = _STATE["settings"]
+    stat = stat_of(path)  # before reading: an edit while reading makes the entry stale, not wrong
     try:
         src = read_source(path)
     except SourceError as e:
-        return None, str(e)
+        return None, str(e), None
+    ws = _STATE.get("workspace")
+    if ws is None:  # one per worker, so module files read for base classes are parsed once
+        from graphmend.analysis.workspace import Workspace
+        ws = _STATE["workspace"] = Workspace()
+    ws.consulted = set()
     try:
-        summary = analysis.summarize(src.text, path, settings, workspace=_STATE.get("workspace"))
+        summary = analysis.summarize(src.text, path, settings, workspace=ws)
     except RecursionError as e:
-        return None, _internal_error("analyzing (the file nests too deeply)", e)
+        return None, _internal_error("analyzing (the file nests too deeply)", e), None
     except Exception as e:
-        return None, _internal_error("analyzing", e)
-    return encode_summary(summary), None
+        return None, _internal_error("analyzing", e), None
+    deps = [(d, stat_of(d)) for d in sorted(ws.consulted) if os.path.abspath(d) != os.path.abspath(path)]
+    return encode_summary(summary), None, (stat, deps)
 
 
 def encode_summary(s) -> tuple:
@@ -600,25 +609,39 @@ def _run(files: Sequence[str], worker_chunk, settings: Settings, unsafe: bool, j
 
 def summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[int] = None,
                     workspace_factory: Optional[WorkspaceFactory] = None,
-                    roots: Optional[Sequence[str]] = None) -> list:
-    """Per file: an analysis.FileSummary, or an error string."""
-    out = _run(files, _check_chunk, settings, False, jobs, workspace_factory, roots)
-    res: list = []
-    for r in out:
-        if isinstance(r, _Failed):
-            res.append(r.error)
+                    roots: Optional[Sequence[str]] = None, cache=None) -> list:
+    """Per file: an analysis.FileSummary, or an error string. With a `cache.ScanCache`, files
+    unchanged since it recorded them (and the module files they depend on) are not analysed."""
+    res: list = [None] * len(files)
+    todo: list[int] = []
+    for i, p in enumerate(files):
+        enc = cache.get(p) if cache is not None else None
+        if enc is not None:
+            res[i] = decode_summary(enc)
         else:
-            enc, error = r
-            res.append(error if enc is None else decode_summary(enc))
+            todo.append(i)
+    out = _run([files[i] for i in todo], _check_chunk, settings, False, jobs, workspace_factory,
+               roots) if todo else []
+    for i, r in zip(todo, out):
+        if isinstance(r, _Failed):
+            res[i] = r.error
+            continue
+        enc, error, meta = r
+        if enc is None:
+            res[i] = error
+            continue
+        res[i] = decode_summary(enc)
+        if cache is not None and meta is not None:
+            cache.put(files[i], meta[0], meta[1], enc)
     return res
 
 
 def check_files(files: Sequence[str], settings: Settings, jobs: Optional[int] = None,
                 workspace_factory: Optional[WorkspaceFactory] = None,
-                roots: Optional[Sequence[str]] = None) -> list[FileResult]:
+                roots: Optional[Sequence[str]] = None, cache=None) -> list[FileResult]:
     """Analyze `files` (paths); one FileResult per file, in the same order. A function is in
     scope when an entry in any of the files reaches it."""
-    summaries = summarize_files(files, settings, jobs, workspace_factory, roots)
+    summaries = summarize_files(files, settings, jobs, workspace_factory, roots, cache)
     ok = [s for s in summaries if not isinstance(s, str)]
     analyses = iter(analysis.analyze_many(ok, settings))
     results: list[FileResult] = []
@@ -644,10 +667,10 @@ def reached_elsewhere(files: Sequence[str], settings: Settings, jobs: Optional[i
 
 
 def check_paths(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
-                workspace_factory: Optional[WorkspaceFactory] = None) -> list[FileResult]:
+                workspace_factory: Optional[WorkspaceFactory] = None, cache=None) -> list[FileResult]:
     """Discover and analyze; the read errors of discovery come first."""
     files, errors = discover(paths, settings)
-    return errors + check_files(files, settings, jobs, workspace_factory, roots_of(paths))
+    return errors + check_files(files, settings, jobs, workspace_factory, roots_of(paths), cache)
 
 
 def check_text(text: str, path: str, settings: Settings, workspace=None) -> FileResult:

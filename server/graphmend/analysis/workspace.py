@@ -31,6 +31,8 @@ class Workspace:
         self._module_cache: dict[str, bool] = {}
         self._jedi_cache: dict[str, Optional[str]] = {}
         self.use_jedi = True
+        # Module files whose symbols were asked for (a scan cache entry depends on them).
+        self.consulted: set[str] = set()
 
     @functools.lru_cache(maxsize=4096)
     def module_file(self, modname: str) -> Optional[str]:
@@ -53,10 +55,12 @@ class Workspace:
         return spec.origin
 
     def symbols(self, modname: str) -> Optional[Symbols]:
+        f = self.module_file(modname)
+        if f:
+            self.consulted.add(f)
         if modname in self._symbols:
             return self._symbols[modname]
         self._symbols[modname] = None  # guards against import cycles
-        f = self.module_file(modname)
         sym = None
         if f:
             try:

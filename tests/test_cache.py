@@ -1,0 +1,89 @@
+"""The `graphmend check` cache: same results with and without it, files re-analysed only when
+they or the module files their analysis consulted change."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+from graphmend.cache import ScanCache
+from graphmend.config import Settings
+from graphmend import scan
+
+
+def write(path, text):
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def project(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    write(pkg / "__init__.py", "")
+    write(pkg / "base.py", """
+        from torch import nn
+
+        class Base(nn.Module):
+            pass
+        """)
+    write(pkg / "model.py", """
+        from pkg.base import Base
+
+        class Model(Base):
+            def forward(self, x):
+                print("x", x.shape)
+                return x
+        """)
+    return pkg
+
+
+def check(pkg, cache):
+    files, _ = scan.discover([str(pkg)], Settings())
+    res = scan.check_files(files, Settings(), jobs=1, roots=[str(pkg.parent)], cache=cache)
+    return {os.path.basename(r.path): [(f.code, f.span.start.line) for f in r.findings] for r in res}
+
+
+def test_hits_and_invalidation(tmp_path, monkeypatch):
+    pkg = project(tmp_path)
+    monkeypatch.chdir(tmp_path)  # so `pkg.base` resolves from the workspace root
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cdir = str(tmp_path / "cache")
+    c1 = ScanCache(cdir, Settings())
+    first = check(pkg, c1)
+    assert first["model.py"] == [("GM101", 6)]
+    assert c1.hits == 0 and c1.save() is None
+    c2 = ScanCache(cdir, Settings())
+    assert check(pkg, c2) == first and c2.hits == 3 and c2.misses == 0
+    # the base class stops being a Module: model.py depends on base.py, so both are redone
+    time.sleep(0.01)
+    write(pkg / "base.py", """
+        class Base:
+            pass
+        """)
+    c3 = ScanCache(cdir, Settings())
+    third = check(pkg, c3)
+    assert third["model.py"] == [] and c3.misses == 2 and c3.hits == 1
+    # a different scope is a different cache
+    c4 = ScanCache(cdir, Settings(scope="module"))
+    check(pkg, c4)
+    assert c4.hits == 0
+
+
+def test_cli_output_same_with_cache(tmp_path):
+    pkg = project(tmp_path)
+    cmd = [sys.executable, "-m", "graphmend", "check", "--format", "json", str(pkg)]
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    runs = [subprocess.run(cmd + extra, cwd=tmp_path, env=env, capture_output=True, text=True)
+            for extra in ([], [], ["--no-cache"])]
+    assert [r.returncode for r in runs] == [1, 1, 1]
+    outs = [json.loads(r.stdout) for r in runs]
+    assert outs[0] == outs[1] == outs[2] and outs[0]
+    assert (tmp_path / ".graphmend_cache" / ".gitignore").is_file()
+    # a corrupt cache is ignored, not fatal
+    for p in (tmp_path / ".graphmend_cache").glob("summaries-*"):
+        p.write_bytes(b"garbage")
+    again = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert again.returncode == 1 and json.loads(again.stdout) == outs[0]
