@@ -91,10 +91,10 @@ def options(server: "GraphMendServer") -> tuple[ProbeOptions, list[str]]:
     from graphmend.probe.config import load_probe_settings
     root = server.roots[0] if server.roots else os.getcwd()
     ps, errors = load_probe_settings(root)
-    o = ProbeOptions(entry=ps.entry, python=ps.python or sys.executable, device=ps.device or "auto",
+    o = ProbeOptions(entry=ps.entry, python=ps.interpreter(), device=ps.device or "auto",
                      backend=ps.backend or "eager", timeout_s=float(ps.timeout or 120),
-                     memory_mb=ps.memory_mb, runs=int(ps.runs or 20), scope=list(ps.scope or []),
-                     cwd=os.path.dirname(ps.source) if getattr(ps, "source", None) else root)
+                     memory_mb=ps.memory_mb, runs=int(ps.runs or 20), scope=ps.default_scope(),
+                     cwd=ps.root or root)
     ed = server.settings.probe or {}
     o.enable = bool(ed.get("enable", False)) is True
     if isinstance(ed.get("entry"), str) and ed["entry"]:
@@ -189,11 +189,12 @@ async def verify(server: "GraphMendServer") -> dict:
         return {"ok": False, "refused": why}
     state = server.probe
     scope = o.scope or [o.entry.split(":")[0].split(".")[0]]
+    unsafe = server.settings.engine.get("unsafeFixes", False) is True
 
     def work(on_stage, cancel):
         return run_verify(o.entry, python=o.python, cwd=o.cwd, device=o.device, backend=o.backend,
-                          timeout_s=o.timeout_s * 2, scope=scope, unsafe=server.settings.engine.get(
-                              "unsafeFixes", False) is True, runs=o.runs, on_stage=on_stage, cancel=cancel)
+                          timeout_s=o.timeout_s, scope=scope, unsafe=unsafe, runs=o.runs,
+                          memory_mb=o.memory_mb, on_stage=on_stage, cancel=cancel)
 
     result = await _with_progress(server, f"GraphMend: verifying the mends of {o.entry}", work, state, "verify")
     state.verify = result
@@ -213,17 +214,17 @@ async def verify(server: "GraphMendServer") -> dict:
 
 
 async def import_log(server: "GraphMendServer", path: Optional[str]) -> dict:
-    from graphmend.probe.logs import parse_log
+    from graphmend.probe.logs import read_log
     if not path:
         return {"ok": False, "reason": "give the path of a TORCH_LOGS log file or a TORCH_TRACE directory"}
     loop = asyncio.get_running_loop()
-    try:
-        breaks = await loop.run_in_executor(server.probe_pool, parse_log, path)
-    except (OSError, ValueError) as e:
+    root = server.roots[0] if server.roots else None
+    result = await loop.run_in_executor(server.probe_pool, read_log, path, root)
+    if not result.get("ok"):
+        why = (result.get("error") or {}).get("message", "unreadable")
         server.window_show_message(types.ShowMessageParams(
-            type=types.MessageType.Error, message=f"GraphMend: cannot read {path}: {e}"))
-        return {"ok": False, "reason": str(e)}
-    result = {"ok": True, "break_list": breaks, "breaks": len(breaks), "graphs": None}
+            type=types.MessageType.Error, message=f"GraphMend: cannot read {path}: {why}"))
+        return {"ok": False, "reason": why}
     server.probe.set(result, "log")
     server.refresh()
     return summary(result)
