@@ -457,7 +457,7 @@ def reason_dict(reason) -> dict[str, Any]:
 
 
 def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
-            auto_class: str | None = None) -> dict[str, Any]:
+            auto_class: str | None = None, build_only: bool = False) -> dict[str, Any]:
     t0 = time.perf_counter()
     family, dtype_name = parse_spec(spec)
     capture = _Capture()
@@ -481,6 +481,10 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
                         for k, v in inputs.items()}
     result["messages"] = {"build": build_events}
     result["timings"] = {"build_s": round(time.perf_counter() - t0, 2)}
+    if build_only:
+        tf_logger.removeHandler(capture)
+        result["ok"] = True
+        return result
 
     import torch._dynamo
     from torch._dynamo.utils import counters
@@ -603,6 +607,25 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
     return result
 
 
+def hook_summary(finder) -> dict[str, Any]:
+    """What the import hook did in this process: its records and totals."""
+    recs = [r.to_dict() for r in finder.records]
+    mended = [r for r in recs if r["applied"]]
+    return {
+        "modules": len(recs),
+        "mended_modules": len(mended),
+        "fixes": sum(r["applied"] for r in mended),
+        "from_cache": sum(1 for r in recs if r["cached"]),
+        "failed": [f"{r['module']}: {r['error']}" for r in recs if r["error"]],
+        "late": {r["module"]: r["late"] for r in recs if r["late"]},
+        "late_missed": {r["module"]: r["late_missed"] for r in recs if r["late_missed"]},
+        "seconds": round(sum(r["seconds"] for r in recs), 3),
+        "already_imported": finder.already_imported,
+        "mended": {r["module"]: r["codes"] for r in mended},
+        "records": recs,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--spec", required=True, help="e.g. t5, bart-fp16, phi3, any model_type[-fp16]")
@@ -610,14 +633,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calls", type=int, default=2, help="calls per phase (default 2)")
     ap.add_argument("--no-explain", action="store_true", help="skip torch._dynamo.explain")
     ap.add_argument("--auto-class", help="transformers Auto class (default: the family table's)")
+    ap.add_argument("--hook", metavar="SCOPE",
+                    help="install GraphMend's import hook (graphmend.probe.importhook.install) for these "
+                         "packages (comma list, e.g. transformers) before anything is imported")
+    ap.add_argument("--hook-unsafe", action="store_true", help="with --hook: apply unsafe fixes too")
+    ap.add_argument("--hook-cache-dir", help="with --hook: its cache directory ('none': no cache)")
+    ap.add_argument("--build-only", action="store_true",
+                    help="only import transformers and build the model (import-time measurements)")
     args = ap.parse_args(argv)
     real_stdout = sys.stdout
+    finder = None
+    if args.hook:
+        from graphmend.probe import importhook
+
+        no_cache = args.hook_cache_dir == "none"
+        finder = importhook.install(args.hook.split(","), unsafe=args.hook_unsafe,
+                                    cache_dir=None if no_cache else args.hook_cache_dir,
+                                    use_cache=not no_cache)
     try:
         result = measure(args.spec, args.outputs, max(args.calls, 1), not args.no_explain,
-                         args.auto_class)
+                         args.auto_class, build_only=args.build_only)
     except BaseException as exc:  # report, never crash silently
         result = {"spec": args.spec, "ok": False, "error": f"{type(exc).__name__}: {exc}",
                   "traceback": traceback.format_exc()}
+    if finder is not None:
+        result["hook"] = hook_summary(finder)
     sys.stdout = real_stdout
     real_stdout.write("\n" + json.dumps(result, default=str) + "\n")
     real_stdout.flush()

@@ -2,6 +2,7 @@
 
     python benchmarks/models.py [--models t5,bart-fp16,...] [--json out.json] [--markdown]
                                 [--side both|original] [--fix-cmd CMD] [--files F,...] [--timeout S]
+                                [--hook [--hook-scope transformers] [--hook-safe-only]]
 
 For each model spec (``family[-fp16|-bf16]``; any transformers ``model_type`` works through a generic
 small-config fallback, see ``_model_child.FAMILIES`` for the per-family overrides):
@@ -13,6 +14,12 @@ small-config fallback, see ``_model_child.FAMILIES`` for the per-family override
   (default ``<python> -m graphmend fix --unsafe-fixes <files>``) rewrites the chosen files of the copy in
   place, and the same child runs with the copy first on ``PYTHONPATH``. A fix command that fails, times
   out or changes nothing is reported as such (the mended side is then skipped, or equal to the original).
+
+* HOOK (``--hook``): the same child with GraphMend's import hook installed in it
+  (``graphmend.probe.importhook.install(["transformers"], unsafe=True)``, what ``graphmend run --scope
+  transformers --unsafe-fixes`` does), so the INSTALLED transformers is mended as it is imported, no file
+  written. The hook child runs with a fresh cache (cold); a second, build-only child with the same cache
+  measures the warm import. A second table compares the hook with the mended copy.
 
 The table compares graphs/breaks/recompiles, outputs (bitwise ``torch.equal``, else max abs difference)
 and messages (transformers log records, warnings, prints; in order) for eager and compiled runs, plus
@@ -215,9 +222,11 @@ def _child_env(path_prefix: list[str]) -> dict[str, str]:
 
 def run_child(spec: str, *, python: str = sys.executable, path_prefix: list[str] | None = None,
               outputs: str | None = None, timeout: float = 600, calls: int = 2,
-              explain: bool = True, auto_class: str | None = None) -> dict[str, Any]:
-    """Run ``_model_child.py`` for one spec in a fresh process; return its JSON (never raises)."""
-    cmd = [python, str(CHILD), "--spec", spec, "--calls", str(calls)]
+              explain: bool = True, auto_class: str | None = None,
+              hook: list[str] | None = None) -> dict[str, Any]:
+    """Run ``_model_child.py`` for one spec in a fresh process; return its JSON (never raises).
+    ``hook``: extra child arguments installing the import hook (``--hook SCOPE ...``)."""
+    cmd = [python, str(CHILD), "--spec", spec, "--calls", str(calls)] + list(hook or [])
     if outputs:
         cmd += ["--outputs", outputs]
     if not explain:
@@ -361,9 +370,11 @@ def measure_spec(spec: str, *, side: str = "both", python: str = sys.executable,
                  timeout: float = 600, fix_timeout: float = 600, calls: int = 2, explain: bool = True,
                  auto_class: str | None = None, workdir: Path | None = None,
                  fix_ok_rcs: tuple[int, ...] = (0, 1),
-                 measure_on_fix_failure: bool = False, log=None) -> dict[str, Any]:
-    """Measure one spec: ORIGINAL (always) and, if ``side == "both"``, MENDED. Never raises for
-    child failures, timeouts or fix failures: they are reported in the returned dict."""
+                 measure_on_fix_failure: bool = False, log=None,
+                 hook_scope: str | None = None, hook_unsafe: bool = True) -> dict[str, Any]:
+    """Measure one spec: ORIGINAL (always), MENDED if ``side == "both"``, and HOOK if ``hook_scope``
+    (the installed package mended at import). Never raises for child failures, timeouts or fix
+    failures: they are reported in the returned dict."""
     log = log or (lambda msg: None)
     family, dtype = parse_spec(spec)
     root = root or transformers_root(python)
@@ -379,6 +390,9 @@ def measure_spec(spec: str, *, side: str = "both", python: str = sys.executable,
                                       auto_class=auto_class)
         if entry["original"].get("outputs_file"):
             entry["original_self_check"] = self_check(entry["original"])
+        if hook_scope:
+            measure_hook(entry, spec, workdir, hook_scope, hook_unsafe, python=python, timeout=timeout,
+                         calls=calls, explain=explain, auto_class=auto_class, log=log)
         if side != "both":
             return entry
         file_list = expand_files(root, files, family) if files else default_files(root, family)
@@ -407,15 +421,162 @@ def measure_spec(spec: str, *, side: str = "both", python: str = sys.executable,
         if entry["original"].get("outputs_file") and mended.get("outputs_file"):
             entry["compare"] = compare_sides(entry["original"], mended)
             entry["mended_self_check"] = self_check(mended)
+        if entry.get("hook"):
+            entry["hook_vs_copy"] = compare_hook_copy(mended, entry["hook"], entry.get("fix"))
         return entry
     finally:
         if own_tmp:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
+def measure_hook(entry: dict[str, Any], spec: str, workdir: Path, scope: str, unsafe: bool, *,
+                 python: str, timeout: float, calls: int, explain: bool, auto_class: str | None,
+                 log) -> None:
+    """HOOK side: the installed package mended by the import hook inside the child (fresh cache),
+    then a build-only child with the now warm cache (the hook's import-time overhead)."""
+    cache = workdir / "hook-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    args = ["--hook", scope, "--hook-cache-dir", str(cache)] + (["--hook-unsafe"] if unsafe else [])
+    log(f"[{spec}] hook (cold cache) ...")
+    hook = run_child(spec, python=python, path_prefix=[str(SERVER)], outputs=str(workdir / "hook.pt"),
+                     timeout=timeout, calls=calls, explain=explain, auto_class=auto_class, hook=args)
+    orig_tf = entry["original"].get("transformers_file")
+    if hook.get("transformers_file") and orig_tf and hook["transformers_file"] != orig_tf:
+        hook["ok"] = False
+        hook["error"] = f"hook child imported {hook['transformers_file']}, not {orig_tf}"
+    entry["hook"] = hook
+    if entry["original"].get("outputs_file") and hook.get("outputs_file"):
+        entry["hook_compare"] = compare_sides(entry["original"], hook)
+    log(f"[{spec}] hook (warm cache, build only) ...")
+    warm = run_child(spec, python=python, path_prefix=[str(SERVER)], timeout=timeout,
+                     auto_class=auto_class, hook=args + ["--build-only"])
+    entry["hook_warm"] = {k: warm.get(k) for k in ("ok", "error", "timings", "wall_s")}
+    if warm.get("hook"):
+        entry["hook_warm"]["hook"] = {k: v for k, v in warm["hook"].items() if k != "records"}
+
+
+def _reason_keys(res: dict[str, Any]) -> list[tuple]:
+    """Break reasons without file:line (mended copies have other line numbers than the originals)."""
+    return [(r.get("gb"), r.get("summary"), (r.get("site") or {}).get("function"))
+            for r in res.get("break_reasons", [])]
+
+
+def compare_mended_texts(fix: dict[str, Any] | None, hook: dict[str, Any]) -> dict[str, Any]:
+    """The files the copy's fix changed vs the modules the hook mended, by sha256 of the text."""
+    copy_sha = dict((fix or {}).get("changed_sha256") or {})
+    hook_sha = {}
+    for r in (hook.get("hook") or {}).get("records", []):
+        if r.get("applied") and r.get("text_sha256") and r["module"].startswith("transformers."):
+            rel = r["module"][len("transformers."):].replace(".", "/")
+            rel += "/__init__.py" if r["path"].endswith("__init__.py") else ".py"
+            hook_sha[rel] = r["text_sha256"]
+    both = sorted(set(copy_sha) & set(hook_sha))
+    return {"identical": [f for f in both if copy_sha[f] == hook_sha[f]],
+            "different": [f for f in both if copy_sha[f] != hook_sha[f]],
+            "only_copy": sorted(set(copy_sha) - set(hook_sha)),
+            "only_hook": sorted(set(hook_sha) - set(copy_sha))}
+
+
+def compare_hook_copy(copy: dict[str, Any], hook: dict[str, Any],
+                      copy_fix: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Does mending at import give what mending a copy gave? Graphs, breaks, recompiles, break
+    reasons (not their lines), the compiled outputs (bitwise), and the mended texts."""
+    import torch
+
+    out: dict[str, Any] = {}
+    for k in ("graphs", "breaks", "recompiles"):
+        out[k] = {"copy": copy.get(k), "hook": hook.get(k), "equal": copy.get(k) == hook.get(k)}
+    out["break_reasons_equal"] = _reason_keys(copy) == _reason_keys(hook)
+    try:
+        a = torch.load(copy["outputs_file"], weights_only=True)
+        b = torch.load(hook["outputs_file"], weights_only=True)
+        out["outputs"] = {ph: compare_tensors(a.get(ph, {}), b.get(ph, {})) for ph in ("eager", "compiled")}
+    except Exception as exc:  # pragma: no cover - reported, not raised
+        out["outputs"] = {"error": f"{type(exc).__name__}: {exc}"}
+    out["texts"] = compare_mended_texts(copy_fix, hook)
+    out["equal"] = (all(out[k]["equal"] for k in ("graphs", "breaks", "recompiles"))
+                    and all(v.get("equal") for v in out["outputs"].values() if isinstance(v, dict)))
+    return out
+
+
 # --------------------------------------------------------------------------------------------------
 # Reporting
 # --------------------------------------------------------------------------------------------------
+
+
+def hook_table_rows(results: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    header = ["model", "dtype", "graphs before", "graphs copy", "graphs hook", "breaks copy/hook",
+              "recompiles copy/hook", "hook = copy", "hook outputs equal E/C/X",
+              "hook messages equal E/C/X", "hook mended modules (fixes)", "mended texts = copy",
+              "patched after import",
+              "hook s cold/warm", "build s plain/cold/warm"]
+    rows = []
+    for e in results:
+        h = e.get("hook")
+        if h is None:
+            continue
+        o, m = e.get("original") or {}, e.get("mended")
+        hc = e.get("hook_compare") or {}
+        outs, msgs = hc.get("outputs") or {}, hc.get("messages") or {}
+        hv = e.get("hook_vs_copy")
+        if hv is None:
+            same = "-"
+        elif hv.get("equal"):
+            same = "yes" + ("" if hv.get("break_reasons_equal") else " (reasons differ)")
+        else:
+            diffs = [k for k in ("graphs", "breaks", "recompiles") if not hv[k]["equal"]]
+            diffs += [f"outputs {ph}" for ph, v in (hv.get("outputs") or {}).items()
+                      if isinstance(v, dict) and not v.get("equal")]
+            same = "no: " + ", ".join(diffs)
+        hs = h.get("hook") or {}
+        warm = (e.get("hook_warm") or {}).get("hook") or {}
+        late = sum(len(v) for v in (hs.get("late") or {}).values())
+        missed = sum(len(v) for v in (hs.get("late_missed") or {}).values())
+        rows.append([
+            e["family"], e["dtype"], _num(o, "graphs"), _num(m, "graphs"), _num(h, "graphs"),
+            f"{_num(m, 'breaks')}/{_num(h, 'breaks')}", f"{_num(m, 'recompiles')}/{_num(h, 'recompiles')}",
+            same,
+            "/".join(_eq(outs.get(k)) for k in ("eager", "compiled", "cross")) if outs else "-",
+            "/".join(_eq(msgs.get(k)) for k in ("eager", "compiled", "cross")) if msgs else "-",
+            f"{hs.get('mended_modules', '-')} ({hs.get('fixes', '-')}) of {hs.get('modules', '-')}"
+            + (f", {len(hs['failed'])} failed" if hs.get("failed") else ""),
+            _texts_cell((hv or {}).get("texts")),
+            f"{late}" + (f" ({missed} missed)" if missed else ""),
+            f"{hs.get('seconds', '-')}/{warm.get('seconds', '-')}",
+            "/".join(str(x) for x in ((o.get("timings") or {}).get("build_s", "-"),
+                                      (h.get("timings") or {}).get("build_s", "-"),
+                                      ((e.get("hook_warm") or {}).get("timings") or {}).get("build_s", "-"))),
+        ])
+    return header, rows
+
+
+def _texts_cell(t: dict[str, Any] | None) -> str:
+    if not t:
+        return "-"
+    n = len(t["identical"]) + len(t["different"])
+    cell = f"{len(t['identical'])}/{n} identical"
+    if t["only_copy"]:
+        cell += f"; copy only: {', '.join(t['only_copy'])}"
+    if t["only_hook"]:
+        cell += f"; hook only: {', '.join(t['only_hook'])}"
+    return cell
+
+
+def _format(header: list[str], rows: list[list[str]], markdown: bool) -> str:
+    if markdown:
+        esc = lambda s: s.replace("|", "\\|")  # noqa: E731
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(header)]
+    fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+
+def format_hook_table(results: list[dict[str, Any]], markdown: bool = False) -> str:
+    header, rows = hook_table_rows(results)
+    return _format(header, rows, markdown) if rows else ""
 
 
 def reason_label(reason: dict[str, Any]) -> str:
@@ -578,6 +739,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-explain", action="store_true", help="skip torch._dynamo.explain")
     ap.add_argument("--auto-class", help="override the Auto class for every spec (e.g. AutoModel)")
     ap.add_argument("--jobs", type=int, default=1, help="specs measured in parallel (default 1)")
+    ap.add_argument("--hook", action="store_true",
+                    help="also measure the installed package mended at import by GraphMend's import "
+                         "hook (graphmend run), and compare it with the mended copy")
+    ap.add_argument("--hook-scope", default="transformers", help="with --hook: the scope (default "
+                                                                  "transformers)")
+    ap.add_argument("--hook-safe-only", action="store_true",
+                    help="with --hook: safe fixes only (default: unsafe too, like the default fix command)")
     ap.add_argument("--measure-on-fix-failure", action="store_true",
                     help="measure the mended copy even if the fix command failed")
     ap.add_argument("--keep-temp", action="store_true", help="keep mended copies and outputs")
@@ -600,10 +768,12 @@ def main(argv: list[str] | None = None) -> int:
             fix_cmd=args.fix_cmd, timeout=args.timeout, fix_timeout=args.fix_timeout,
             calls=args.calls, explain=not args.no_explain, auto_class=args.auto_class,
             workdir=base / spec, measure_on_fix_failure=args.measure_on_fix_failure, log=log,
-            fix_ok_rcs=tuple(int(x) for x in args.fix_ok_rc.split(",") if x.strip()))
+            fix_ok_rcs=tuple(int(x) for x in args.fix_ok_rc.split(",") if x.strip()),
+            hook_scope=args.hook_scope if args.hook else None, hook_unsafe=not args.hook_safe_only)
         o = res.get("original", {})
         log(f"[{spec}] done in {time.perf_counter() - t0:.0f} s: original graphs {o.get('graphs')}"
             + (f", mended graphs {res['mended'].get('graphs')}" if res.get("mended") else "")
+            + (f", hook graphs {res['hook'].get('graphs')}" if res.get("hook") else "")
             + (f", fix {res['fix']['status']}" if res.get("fix") else ""))
         if not args.keep_temp:
             shutil.rmtree(base / spec, ignore_errors=True)
@@ -620,6 +790,9 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(base, ignore_errors=True)
 
     print(format_table(results, markdown=args.markdown))
+    if args.hook:
+        print("\nImport hook (installed transformers mended at import) vs the mended copy:\n")
+        print(format_hook_table(results, markdown=args.markdown))
     if args.details:
         print()
         print(format_details(results, graphs=args.graphs))
@@ -633,7 +806,8 @@ def main(argv: list[str] | None = None) -> int:
 
     failed = [r["spec"] for r in results
               if not r.get("original", {}).get("ok")
-              or (r.get("mended") and not r["mended"].get("ok") and not r["mended"].get("skipped"))]
+              or (r.get("mended") and not r["mended"].get("ok") and not r["mended"].get("skipped"))
+              or (r.get("hook") and not r["hook"].get("ok"))]
     if failed:
         print(f"measurement failed for: {', '.join(failed)}", file=sys.stderr)
         return 1
@@ -641,11 +815,13 @@ def main(argv: list[str] | None = None) -> int:
         if fix_problems:
             return 1
         for r in results:
-            cmp = r.get("compare") or {}
-            for part in ("outputs", "messages"):
-                for k, v in (cmp.get(part) or {}).items():
-                    if isinstance(v, dict) and not v.get("equal", False):
-                        return 1
+            if r.get("hook_vs_copy") and not r["hook_vs_copy"].get("equal"):
+                return 1
+            for cmp in (r.get("compare") or {}, r.get("hook_compare") or {}):
+                for part in ("outputs", "messages"):
+                    for v in (cmp.get(part) or {}).values():
+                        if isinstance(v, dict) and not v.get("equal", False):
+                            return 1
     return 0
 
 
