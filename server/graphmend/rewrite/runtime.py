@@ -103,7 +103,10 @@ DeprecationWarning; with AOTAutograd backends (aot_eager, inductor) in-place
 updates of graph INPUTS are applied at the end of the graph, so those made
 before a guard that raises are lost (eager keeps them; the eager backend too);
 with inductor, work after a failing guard that does not depend on it may
-already have run.  In the fallback path under compile (graph breaks), record
+already have run; Dynamo traces the whole mended function before any of it
+runs, so code after a check or message that cannot be traced for the inputs
+(a shape mismatch the guard would have reported first) fails to compile, with
+Dynamo's error, before the check raises or the message is emitted.  In the fallback path under compile (graph breaks), record
 and warning locations may name a Dynamo resume function or this block.
 
 Insertion: the block must run before any helper is called: put it after the
@@ -265,9 +268,12 @@ def _gm_register():
         from torch._higher_order_ops.effects import _EffectType, _register_effectful_op
         _gm_compiler.is_compiling  # needed too
         if not hasattr(_gm_torch.ops.graphmend, "emit_v1"):
+            # nondeterministic_seeded: fake-tensor / make_fx constant propagation must never
+            # run the op while tracing when all its tensors are constants (print(3.5), x.shape)
             op = _gm_torch.library.custom_op(
                 "graphmend::emit_v1", _gm_emit_impl, mutates_args=(),
-                schema="(str action, str[] meta, str[] items, int nvals, Tensor[] tensors) -> ()")
+                schema="(str action, str[] meta, str[] items, int nvals, Tensor[] tensors) -> ()",
+                tags=(_gm_torch.Tag.nondeterministic_seeded,))
             op.register_fake(lambda *args: None)
         _register_effectful_op(_gm_torch.ops.graphmend.emit_v1.default, _EffectType.ORDERED)
         return _gm_torch.ops.graphmend.emit_v1.default

@@ -3,13 +3,18 @@
 The guard becomes one call of the runtime helper `_graphmend_raise_if(cond, E, msg)`: in eager
 mode it is the original `if cond: raise E(msg)`; under torch.compile the check runs inside the
 graph as an ORDERED effectful custom op that raises `E(msg)` when the condition holds, so the
-user sees the same exception type and message and the graph does not break.
+user sees the same exception type and message and the graph does not break. (One graph is
+traced whole before it runs: code after the check that cannot be traced for the inputs, e.g. a
+shape mismatch the guard exists to report, fails to compile with Dynamo's error first.)
 
 Legality: the raise must be `raise E`, `raise E()` or `raise E(msg)` with one positional
-argument whose value is known when Dynamo traces (a string, an f-string of static values);
-`raise ... from ...`, messages built from tensor values, and guards with an `else`/`elif`
-are declined. A static `and` prefix (`x.dtype == torch.float16 and torch.isinf(x).any()`)
-stays a Python `if` around the check.
+argument whose value is known when Dynamo traces (a string, an f-string of static values) and
+that cannot fail to compute (no indexing or division: the helper computes it on every call);
+`raise ... from ...`, messages built from tensor values, guards with an `else`, and a guard
+that is itself an `elif` are declined. A static `and` prefix (`x.dtype == torch.float16 and
+torch.isinf(x).any()`) stays a Python `if` around the check (`assert S and T, m` becomes `assert S, m` and the check). Tensors combined with `and`/`or`
+become `torch.logical_and`/`logical_or` when each is a single element (else Python would take
+their truth, which breaks the graph: declined), as do chained comparisons of tensors.
 """
 
 from __future__ import annotations
@@ -51,14 +56,25 @@ def _parts(site: Site) -> tuple[Optional[ast.expr], Optional[ast.expr], Optional
 
 
 def judge(site: Site, ctx: Context, env) -> Verdict:
+    from graphmend.rules import where
+    if where.is_elif(site):
+        return Verdict.decline("the guard is an `elif` of another if; mending it alone would detach it "
+                               "from the chain")
     if not ctx.owns_lines(site.node):
         return Verdict.decline("the guard shares its line with other code; put it on its own line")
     exc, msg, why = _parts(site)
     if why:
         return Verdict.decline(why)
+    why = _condition_problem(site, ctx, env)
+    if why:
+        return Verdict.decline(why)
     if msg is not None and env.kind(msg) is not Kind.STATIC:
         return Verdict.decline("the message is computed from tensor values, which exist only when the "
                                "graph runs")
+    from graphmend.rules.where import _may_raise
+    if msg is not None and _may_raise(msg):
+        return Verdict.decline("the message would be computed even when the check passes, and computing it "
+                               "may raise (indexing, division)")
     if exc is not None:
         q = ctx.symbols.qualify(exc) or ""
         if isinstance(exc, ast.Name) and exc.id in site.kinds:
@@ -82,7 +98,11 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     if isinstance(cond, ast.UnaryOp) and isinstance(cond.op, ast.Not):
         negate = not negate
         cond = cond.operand
-    cond_src = _src_or_boolop(ctx, cond)
+    if _needs_logical(site, env):  # and/or/not of tensors: one tensor condition
+        from graphmend.rules import where
+        cond_src = where.cond_src(cond, ctx, ctx.torch_name())
+    else:
+        cond_src = _src_or_boolop(ctx, cond)
     args = [cond_src, exc_src] + ([ctx.src(msg)] if msg is not None else [])
     if negate:
         args.append("negate=True")
@@ -91,14 +111,61 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     lines = [f"{ind}{c}" for c in comments]
     if site.static_test:
         static = " and ".join(ctx.src(t) for t in site.static_test)
-        if isinstance(node, ast.Assert):
-            return None  # `assert S and T`: a failing S must raise too; keep it simple: decline
-        lines += [f"{ind}if {static}:", f"{ind}    {call}"]
+        if isinstance(node, ast.Assert):  # `assert S and T, m`: `assert S, m`, then T in the graph
+            lines += [f"{ind}assert {static}" + (f", {ctx.src(msg)}" if msg is not None else ""),
+                      f"{ind}{call}"]
+        else:
+            lines += [f"{ind}if {static}:", f"{ind}    {call}"]
     else:
         lines.append(f"{ind}{call}")
     start = (node.lineno, 0)
     end = (node.end_lineno, None)
     return [TextEdit(span_of(node, start, end), "\n".join(lines))]
+
+
+def _strip_not(e: ast.expr) -> tuple[ast.expr, bool]:
+    negate = False
+    while isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        negate, e = not negate, e.operand
+    return e, negate
+
+
+def _python_truth_ok(e: ast.expr, env) -> bool:
+    """Evaluated as written, the condition takes no tensor's truth in Python (only static values
+    before the last operand of an and/or): Dynamo traces it without a break."""
+    e, _ = _strip_not(e)
+    if isinstance(e, ast.BoolOp):
+        return all(env.kind(v) is Kind.STATIC for v in e.values[:-1]) and _python_truth_ok(e.values[-1], env)
+    if isinstance(e, ast.Compare) and len(e.ops) > 1:
+        return env.kind(e) is Kind.STATIC
+    return not any(isinstance(n, ast.BoolOp) or (isinstance(n, ast.Compare) and len(n.ops) > 1)
+                   or (isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not))
+                   for n in ast.walk(e)) or env.kind(e) is Kind.STATIC
+
+
+def _needs_logical(site: Site, env) -> bool:
+    cond, _ = _strip_not(site.test)
+    return not _python_truth_ok(cond, env)
+
+
+def _condition_problem(site: Site, ctx: Context, env) -> Optional[str]:
+    """Why the condition, which combines tensors with and/or/not, cannot become one tensor."""
+    from graphmend.rules import where
+    if not _needs_logical(site, env):
+        return None
+    cond, _ = _strip_not(site.test)
+    if ctx.torch_name() is None:
+        return "`torch` is not imported under that name in this file"
+    why = where.condition_problem(cond, env)
+    if why:
+        return why
+    for n in ast.walk(cond):
+        if isinstance(n, ast.BoolOp):
+            for v in n.values:
+                if not where._is_single_element(v, site, ctx, env):
+                    return (f"`{ast.unparse(v)}` may hold several elements; combined by and/or it stays "
+                            "a Python truth test, which breaks the graph")
+    return None
 
 
 def _src_or_boolop(ctx: Context, e: ast.expr) -> str:

@@ -15,16 +15,24 @@ own use (`clamp_value = torch.finfo(h.dtype).max - 1000`) are computed before th
 
 Legality (else the mend declines and says why):
   * the condition is a single-element tensor (a reduction, or a comparison of such), so the
-    where does not broadcast where Python would have raised "ambiguous truth value";
+    where does not broadcast where Python would have raised "ambiguous truth value"; and/or/not
+    combine only tensors (a Python value inside them, or a chained comparison, declines); a
+    condition that is not a bool tensor (`if x.sum():`) is passed as `(c).bool()`;
+  * the if is not an `elif` (rewriting it alone would detach it from its chain), and a
+    temporary computed before the where cannot raise (no indexing or division);
   * both sides are tensors, cheap, free of side effects and safe to evaluate on the path not
     taken (pure torch functions and non in-place tensor methods; no module calls, no
     indexing by tensor values); a side that may only run under its predicate becomes
     `torch.cond(c, lambda: A, lambda: B)` instead (always UNSAFE: torch.cond traces both
     branches, needs equal dtype and rank, and compiles on its first eager call; a branch
     that returns an input unchanged gets `.clone()`; in-place updates decline);
-  * SAFE only when both sides provably have the same dtype and shape (one side is the other
-    passed through a dtype- and shape-preserving op); otherwise the fix is UNSAFE, because
-    torch.where broadcasts and promotes where the original did not.
+  * SAFE only when both sides provably have the same dtype and shape and cannot raise (one side
+    is the other passed through a dtype- and shape-preserving op: `clone`, `type_as` itself,
+    `masked_fill` with a mask of its own shape and a value any dtype holds, float ops when a
+    static `x.dtype == torch.float*` / `x.is_floating_point()` prefix proves a float, clamp
+    bounds the dtype holds); otherwise the fix is UNSAFE, because torch.where broadcasts and
+    promotes where the original did not, and computes both sides, so a side that raises for
+    some input (an index out of range, an op the dtype lacks) raises on the path not taken too.
 """
 
 from __future__ import annotations
@@ -54,6 +62,14 @@ PURE_TORCH = frozenset({
 FLOAT_PRESERVING = frozenset({"clamp", "clip", "nan_to_num", "clamp_min", "clamp_max", "abs", "neg",
                               "relu", "tanh", "sigmoid", "exp", "sqrt", "rsqrt", "gelu", "silu"})
 ALWAYS_PRESERVING = frozenset({"masked_fill", "clone", "detach", "contiguous", "type_as"})
+FLOAT_DTYPES = frozenset({"float16", "float32", "float64", "bfloat16", "half", "float", "double"})
+# clamp(v, min=, max=) / nan_to_num(v, nan=, posinf=, neginf=): bounds and fill values must fit v's dtype
+BOUNDED = frozenset({"clamp", "clip", "clamp_min", "clamp_max", "nan_to_num"})
+SMALLEST_MAX = 65504.0  # float16's largest finite value: a literal up to it fits every float dtype
+UNSAFE_WHERE = ("cannot prove both branches have the same dtype and shape, nor that both can be computed "
+                "on every input; torch.where broadcasts and promotes where the original did not, and "
+                "computes both sides, so a side that raises for some input (an index out of range, an op "
+                "the dtype lacks) raises on the path not taken too")
 
 
 def message(site: Site) -> str:
@@ -95,6 +111,8 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
         return None, "not an if statement"
     if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
         return None, "elif chains are not mended yet"
+    if is_elif(site):
+        return None, "the if is an `elif` of another if; mending it alone would detach it from the chain"
     body, orelse = node.body, node.orelse
     buf = _buffer_plan(site, env, body, orelse)
     if buf is not None:
@@ -127,6 +145,9 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
             if any(isinstance(n, ast.Name) and (n.id in vals) for n in ast.walk(s.value)):
                 return None, f"`{name}` uses a value assigned earlier in the same branch"
             if env.kind(s.value) is Kind.STATIC and name not in site.kinds:
+                if _may_raise(s.value):
+                    return None, (f"`{name}` would be computed on both paths, and computing it may raise "
+                                  "(indexing, division)")
                 temps.add(name)
                 env.kinds[name] = Kind.STATIC
                 plan.hoisted.append(s)
@@ -149,6 +170,25 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
     if not plan.assigns:
         return None, "the branch assigns no tensor"
     return plan, None
+
+
+def is_elif(site: Site) -> bool:
+    """The if is an `elif` (the only statement of another if's else, at that if's column)."""
+    node = site.node
+    return isinstance(node, ast.If) and any(
+        isinstance(p, ast.If) and len(p.orelse) == 1 and p.orelse[0] is node
+        and node.lineno > p.lineno and node.col_offset == p.col_offset
+        for p in ast.walk(site.func.node))
+
+
+def _may_raise(e: ast.expr) -> bool:
+    """A static expression that can fail at run time for some input (so not on both paths)."""
+    for n in ast.walk(e):
+        if isinstance(n, ast.Subscript):
+            return True
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)):
+            return True
+    return False
 
 
 def _gated_effects(site: Site, env, body, orelse) -> list[Site]:
@@ -252,6 +292,11 @@ def _message_ok(e: ast.expr, ctx: Context, env) -> Optional[str]:
     """Arguments of a gated message: evaluating them when the gate is false must be harmless."""
     from graphmend.analysis.dataflow import PURE_BUILTINS
     for n in ast.walk(e):
+        if isinstance(n, ast.Subscript):
+            return f"`{ast.unparse(n)}` in a message argument may fail (an index out of range)"
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.FloorDiv, ast.Mod)) and not (
+                isinstance(n.left, (ast.Constant, ast.JoinedStr)) and isinstance(n.op, ast.Mod)):
+            return f"`{ast.unparse(n)}` in a message argument may fail (a division by zero)"
         if isinstance(n, ast.Call):
             q = ctx.symbols.qualify(n.func) or ""
             if q in PURE_BUILTINS or q in ("str", "repr", "len", "type", "getattr", "isinstance"):
@@ -298,38 +343,186 @@ def _is_single_element(e: ast.expr, site: Site, ctx: Context, env, depth: int = 
     return False
 
 
-def _preserves(e: ast.expr, base: str, ctx: Context, env, float_known: bool) -> bool:
-    """`e` has the same dtype and shape as the tensor named `base`."""
+def _preserves(e: ast.expr, base: str, ctx: Context, env, float_known: bool,
+               temps: Optional[dict] = None) -> bool:
+    """`e` has the same dtype and shape as the tensor named `base`, and computing it cannot
+    raise (it runs on the path not taken too). `temps`: the static temporaries computed before
+    the where (name -> value)."""
+    temps = temps or {}
     if isinstance(e, ast.Name):
         return e.id == base
     if isinstance(e, ast.Call):
         name = e.func.attr if isinstance(e.func, ast.Attribute) else ""
         q = ctx.symbols.qualify(e.func) or ""
         statics = lambda args: all(env.kind(a) is Kind.STATIC for a in args)  # noqa: E731
+        fits = lambda args: all(_fits(a, base, ctx, float_known, temps) for a in args)  # noqa: E731
         kwvals = [k.value for k in e.keywords]
+        again = lambda v: _preserves(v, base, ctx, env, float_known, temps)  # noqa: E731
         if q.startswith("torch.") and e.args:
             fname = q.split(".")[-1]
             first, rest = e.args[0], e.args[1:]
-            if fname in FLOAT_PRESERVING and float_known and statics(rest + kwvals):
-                return _preserves(first, base, ctx, env, float_known)
+            if fname in FLOAT_PRESERVING and float_known and statics(rest + kwvals) \
+                    and (fname not in BOUNDED or fits(rest + kwvals)):
+                return again(first)
         elif isinstance(e.func, ast.Attribute):
-            if name in FLOAT_PRESERVING and float_known and statics(e.args + kwvals):
-                return _preserves(e.func.value, base, ctx, env, float_known)
-            if name in ALWAYS_PRESERVING and name != "masked_fill":
-                return _preserves(e.func.value, base, ctx, env, float_known)
-            if name == "masked_fill" and len(e.args) == 2 and env.kind(e.args[1]) is Kind.STATIC:
-                return _preserves(e.func.value, base, ctx, env, float_known)
+            if name in FLOAT_PRESERVING and float_known and statics(e.args + kwvals) \
+                    and (name not in BOUNDED or fits(e.args + kwvals)):
+                return again(e.func.value)
+            if name in ("clone", "detach", "contiguous"):
+                return again(e.func.value)
+            if name == "type_as" and len(e.args) == 1 and isinstance(e.args[0], ast.Name) \
+                    and e.args[0].id == base:
+                return again(e.func.value)
+            if name == "masked_fill" and len(e.args) == 2 and not e.keywords \
+                    and _mask_of(e.args[0], base, ctx, env, float_known) and fits(e.args[1:]):
+                return again(e.func.value)
     return False
+
+
+def _mask_of(m: ast.expr, base: str, ctx: Context, env, float_known: bool) -> bool:
+    """`m` is a bool tensor of `base`'s shape (a comparison of it with a Python value, isnan(...)):
+    masked_fill with it neither broadcasts nor fails."""
+    same = lambda v: _preserves(v, base, ctx, env, float_known)  # noqa: E731
+    if isinstance(m, ast.UnaryOp) and isinstance(m.op, ast.Invert):
+        return _mask_of(m.operand, base, ctx, env, float_known)
+    if isinstance(m, ast.Compare) and len(m.ops) == 1 and \
+            isinstance(m.ops[0], (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+        sides = (m.left, m.comparators[0])
+        scalar = lambda v: isinstance(v, (ast.Constant, ast.UnaryOp, ast.Name, ast.Attribute)) \
+            and env.kind(v) is Kind.STATIC  # noqa: E731
+        return any(same(v) for v in sides) and all(same(v) or scalar(v) for v in sides)
+    if isinstance(m, ast.Call) and not m.keywords:
+        name = m.func.attr if isinstance(m.func, ast.Attribute) else ""
+        masks = ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_not")
+        q = ctx.symbols.qualify(m.func) or ""
+        if q.startswith("torch.") and q.split(".")[-1] in masks and len(m.args) == 1:
+            return same(m.args[0])
+        if name in masks and not m.args and not q.startswith("torch."):
+            return same(m.func.value)
+    return False
+
+
+def _fits(v: ast.expr, base: str, ctx: Context, float_known: bool, temps: dict, depth: int = 0) -> bool:
+    """A Python number that `base`'s dtype holds (a clamp bound, a fill value): a literal up to
+    float16's largest value (any number when it is a float: inf and nan too), or
+    `torch.finfo(base.dtype).max - K` / `.min + K`."""
+    if depth > 4:
+        return False
+    if isinstance(v, ast.Name) and v.id in temps:
+        return _fits(temps[v.id], base, ctx, float_known, temps, depth + 1)
+    if isinstance(v, ast.UnaryOp) and isinstance(v.op, (ast.USub, ast.UAdd)):
+        return _fits(v.operand, base, ctx, float_known, temps, depth + 1)
+    if isinstance(v, ast.Constant) and type(v.value) in (int, float, bool):
+        x = abs(float(v.value))
+        return x <= SMALLEST_MAX if x == x and x != float("inf") else float_known
+    if isinstance(v, ast.Call) and (ctx.symbols.qualify(v.func) or "") == "float" and len(v.args) == 1 \
+            and isinstance(v.args[0], ast.Constant) and isinstance(v.args[0].value, str):
+        return float_known and v.args[0].value.strip().lower().lstrip("+-") in ("inf", "infinity", "nan")
+    if not float_known:
+        return False
+    if isinstance(v, ast.BinOp) and isinstance(v.right, ast.Constant) and type(v.right.value) in (int, float) \
+            and 0 <= v.right.value <= SMALLEST_MAX:
+        want = "max" if isinstance(v.op, ast.Sub) else ("min" if isinstance(v.op, ast.Add) else None)
+        return want is not None and _finfo_of(v.left, base, ctx) == want
+    return _finfo_of(v, base, ctx) in ("max", "min")
+
+
+def _finfo_of(v: ast.expr, base: str, ctx: Context) -> Optional[str]:
+    """"max" / "min" for `torch.finfo(base.dtype).max` / `.min`, else None."""
+    if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Call) and len(v.value.args) == 1:
+        call = v.value
+        arg = call.args[0]
+        if (ctx.symbols.qualify(call.func) or "") == "torch.finfo" and isinstance(arg, ast.Attribute) \
+                and arg.attr == "dtype" and isinstance(arg.value, ast.Name) and arg.value.id == base:
+            return v.attr
+    return None
 
 
 def _float_known(site: Site, base: str, ctx: Context) -> bool:
-    for t in site.static_test:
-        src = ast.unparse(t)
-        if f"{base}.dtype" in src and any(d in src for d in ("float16", "float32", "bfloat16", "float64", "half")):
+    """A static conjunct of the condition proves `base` a floating-point tensor:
+    `base.dtype == torch.float16`, `base.dtype in (torch.float16, torch.bfloat16)`,
+    `base.is_floating_point()`, `torch.is_floating_point(base)`."""
+    return any(_proves_float(t, base, ctx) for t in site.static_test)
+
+
+def _proves_float(t: ast.expr, base: str, ctx: Context) -> bool:
+    is_base_dtype = lambda e: isinstance(e, ast.Attribute) and e.attr == "dtype" and \
+        isinstance(e.value, ast.Name) and e.value.id == base  # noqa: E731
+    is_float = lambda e: (ctx.symbols.qualify(e) or "").startswith("torch.") and \
+        (ctx.symbols.qualify(e) or "").split(".")[-1] in FLOAT_DTYPES and \
+        (ctx.symbols.qualify(e) or "").count(".") == 1  # noqa: E731
+    if isinstance(t, ast.BoolOp) and isinstance(t.op, ast.And):
+        return any(_proves_float(v, base, ctx) for v in t.values)
+    if isinstance(t, ast.Compare) and len(t.ops) == 1:
+        left, op, right = t.left, t.ops[0], t.comparators[0]
+        if isinstance(op, ast.Eq):
+            return (is_base_dtype(left) and is_float(right)) or (is_base_dtype(right) and is_float(left))
+        if isinstance(op, ast.In) and is_base_dtype(left) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+            return bool(right.elts) and all(is_float(e) for e in right.elts)
+        return False
+    if isinstance(t, ast.Call) and not t.keywords:
+        if isinstance(t.func, ast.Attribute) and t.func.attr == "is_floating_point" and not t.args \
+                and isinstance(t.func.value, ast.Name) and t.func.value.id == base:
             return True
-        if f"{base}.is_floating_point()" in src:
+        if (ctx.symbols.qualify(t.func) or "") == "torch.is_floating_point" and len(t.args) == 1 \
+                and isinstance(t.args[0], ast.Name) and t.args[0].id == base:
             return True
     return False
+
+
+# Tensor calls that never raise, whatever the dtype and shape (empty and 0-dim included)
+NEVER_RAISE = frozenset({"any", "all", "sum", "isnan", "isinf", "isfinite", "logical_not", "logical_and",
+                         "logical_or", "bool", "float", "double", "count_nonzero", "isposinf", "isneginf"})
+
+
+def _never_raises(e: ast.expr, env) -> bool:
+    """Computing `e` cannot fail for any input (so it may run where `and`/`or` would have skipped
+    it): comparisons and logical ops of names, constants and NEVER_RAISE calls; `mean` of a
+    `.float()`."""
+    if isinstance(e, (ast.Constant, ast.Name)) or env.kind(e) is Kind.STATIC and not _may_raise(e):
+        return True
+    if isinstance(e, ast.Compare):
+        return all(_never_raises(v, env) for v in [e.left, *e.comparators])
+    if isinstance(e, ast.BoolOp):
+        return all(_never_raises(v, env) for v in e.values)
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.Not, ast.Invert)):
+        return _never_raises(e.operand, env)
+    if isinstance(e, ast.Call) and not e.keywords:
+        name = e.func.attr if isinstance(e.func, ast.Attribute) else getattr(e.func, "id", "")
+        if isinstance(e.func, ast.Attribute) and env.kind(e.func.value) is Kind.TENSOR:
+            recv = e.func.value
+            if name == "mean" and not e.args and isinstance(recv, ast.Call) \
+                    and isinstance(recv.func, ast.Attribute) and recv.func.attr in ("float", "double"):
+                return _never_raises(recv, env)
+            if name in NEVER_RAISE and not e.args:
+                return _never_raises(recv, env)
+            return False
+        q = env.symbols.qualify(e.func) or ""
+        return q.startswith("torch.") and name in NEVER_RAISE and all(_never_raises(a, env) for a in e.args)
+    return False
+
+
+def condition_problem(e: ast.expr, env) -> Optional[str]:
+    """Why the condition cannot become one tensor built with logical_and/or/not (None: it can)."""
+    for n in ast.walk(e):
+        if isinstance(n, ast.BoolOp):
+            for v in n.values[1:]:
+                if not _never_raises(v, env):
+                    return (f"`{ast.unparse(v)}` runs only when the and/or before it lets it; as "
+                            "torch.logical_and/or it would always run, and it may raise for some input "
+                            "(e.g. max() of an empty tensor)")
+        if isinstance(n, ast.Compare) and len(n.ops) > 1 and env.kind(n) is not Kind.STATIC:
+            return ("a chained comparison of tensors (`a < b < c`) takes a tensor's truth in Python; "
+                    "write `(a < b) & (b < c)`")
+        if isinstance(n, ast.BoolOp) and env.kind(n) is not Kind.STATIC:
+            for v in n.values:
+                if env.kind(v) is not Kind.TENSOR:
+                    return (f"`{ast.unparse(v)}` is not a tensor: and/or cannot combine it with tensors "
+                            "into one tensor condition (a static test can come first, joined by `and`)")
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not) and env.kind(n) is not Kind.STATIC \
+                and env.kind(n.operand) is not Kind.TENSOR:
+            return f"`{ast.unparse(n)}` negates a value that is not provably a tensor"
+    return None
 
 
 def judge(site: Site, ctx: Context, env) -> Verdict:
@@ -346,6 +539,9 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
                                "torch.where would broadcast instead")
     if env.kind(site.test) is not Kind.TENSOR or _has_python_bool(site.test, ctx):
         return Verdict.decline("the condition is a Python bool read from tensors (torch.equal/allclose)")
+    why = condition_problem(site.test, env)
+    if why:
+        return Verdict.decline(why)
     if plan.gated:
         from graphmend.rules import defer
         for inner in plan.gated:
@@ -380,6 +576,7 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
             return Verdict.decline(why)
         return Verdict(Applicability.UNSAFE, "Rewrite the branch as torch.cond", COND_CAVEATS)
     same = True
+    temps = {s.targets[0].id: s.value for s in plan.hoisted}
     for name_t_f in (plan.assigns or [(None, *pairs[0])]):
         _, t, f = name_t_f
         base = t.id if isinstance(t, ast.Name) else (f.id if isinstance(f, ast.Name) else None)
@@ -387,13 +584,11 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
             same = False
             break
         fk = _float_known(site, base, ctx)
-        if not (_preserves(t, base, ctx, env, fk) and _preserves(f, base, ctx, env, fk)):
+        if not (_preserves(t, base, ctx, env, fk, temps) and _preserves(f, base, ctx, env, fk, temps)):
             same = False
     if same:
         return Verdict(Applicability.SAFE, "Rewrite the branch as torch.where")
-    return Verdict(Applicability.UNSAFE, "Rewrite the branch as torch.where",
-                   "cannot prove both branches have the same dtype and shape; torch.where broadcasts "
-                   "and promotes where the original did not")
+    return Verdict(Applicability.UNSAFE, "Rewrite the branch as torch.where", UNSAFE_WHERE)
 
 
 COND_CAVEATS = ("a branch may only run under its predicate, so this uses torch.cond, which traces both "
@@ -474,16 +669,18 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     node = site.node
     pairs = plan.assigns and [(t, f) for _, t, f in plan.assigns] or [plan.ret or plan.expr]
     use_cond = not plan.gated and plan.buffer is None and _needs_cond(pairs, site, ctx, env)
-    if use_cond and not _is_bool(site.test, ctx, env):
-        c = f"({c}).bool()"
+    cb = c if _is_bool(site.test, ctx, env) else f"({c}).bool()"  # where/cond take a bool tensor
 
     def select(t, f):
         if use_cond:
-            return _cond_expr(c, [t], [f], ctx, torch_name)
-        return f"{torch_name}.where({c}, {ctx.src(t)}, {ctx.src(f)})"
+            return _cond_expr(cb, [t], [f], ctx, torch_name)
+        return f"{torch_name}.where({cb}, {ctx.src(t)}, {ctx.src(f)})"
 
     if plan.expr is not None:
         t, f = plan.expr
+        if site.static_test:  # `A if S and c else B`: S false still gives B
+            static = " and ".join(ctx.src(s) for s in site.static_test)
+            return [TextEdit(span_of(node), f"({select(t, f)} if {static} else {ctx.src(f)})")]
         return [TextEdit(span_of(node), select(t, f))]
     ind = ctx.indent_of(node)
     inner = ind + ("    " if site.static_test else "")
@@ -504,22 +701,21 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
             lines += [inner + ln[len(ctx.indent_of(s)):] if ln.strip() else ln
                       for ln in ctx.src_lines(s)]
         call, t, f = plan.buffer
-        args = [ctx.src(call.args[0]), f"{torch_name}.where({c}, {ctx.src(t)}, {ctx.src(f)})"]
+        args = [ctx.src(call.args[0]), f"{torch_name}.where({cb}, {ctx.src(t)}, {ctx.src(f)})"]
         args += [ctx.src(k) if k.arg is None else f"{k.arg}={ctx.src(k.value)}" for k in call.keywords]
         lines.append(f"{inner}self.register_buffer({', '.join(args)})")
     elif plan.ret is not None:
         t, f = plan.ret
         lines.append(f"{inner}return {select(t, f)}")
-        if site.static_test and plan.remove_next is None:
-            pass
-        elif site.static_test:
-            # `if S and c: return A` then `return B`: S false must still return B
+        if site.static_test:
+            # `if S and c: return A` then `return B` (or `else: return B`): S false must still
+            # return B
             lines.append(f"{ind}return {ctx.src(plan.ret[1])}")
     else:
         if use_cond and plan.assigns:  # one torch.cond for all the names: each branch runs once
             names = ", ".join(n for n, _, _ in plan.assigns)
             lines.append(f"{inner}{names} = " + _cond_expr(
-                c, [t for _, t, _ in plan.assigns], [f for _, _, f in plan.assigns], ctx, torch_name))
+                cb, [t for _, t, _ in plan.assigns], [f for _, _, f in plan.assigns], ctx, torch_name))
         else:
             for name, t, f in plan.assigns:
                 lines.append(f"{inner}{name} = {select(t, f)}")
