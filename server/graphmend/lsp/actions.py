@@ -18,7 +18,7 @@ from lsprotocol import types
 
 from graphmend.analysis.engine import SUPPRESS_RE, suppressions
 from graphmend.findings import Applicability, Finding, Pos, Span, TextEdit
-from graphmend.lsp.checker import Checked
+from graphmend.lsp.checker import LARGE_TEXT, Checked
 from graphmend.lsp.document import Document
 from graphmend.rewrite.apply import edits_for, fix_source
 from graphmend.textlines import split_lines
@@ -29,6 +29,16 @@ if TYPE_CHECKING:
 log = logging.getLogger("graphmend.lsp")
 FIX_ALL_KIND = "source.fixAll.graphmend"
 FIX_ALL_TITLE = "GraphMend: Mend all graph breaks in this file"
+DIFF_EXACT_LINES = 5_000
+TOO_LARGE = ("the file is too large to mend all at once in the editor: run `graphmend fix` on it "
+             "(its quick fixes work)")
+
+
+def too_large(text: str) -> bool:
+    """Fix all is not run in the server on documents over LARGE_TEXT characters: `fix` of a
+    50,000-line file took 20 s, in which libcst's parser holds the GIL for seconds at a time,
+    so that every document's diagnostics and every request stalled (up to 50 s)."""
+    return len(text) > LARGE_TEXT
 
 
 def _wanted(kind: str, only: Optional[list]) -> bool:
@@ -95,7 +105,7 @@ async def code_actions(server: "GraphMendServer", params: types.CodeActionParams
                 if ignore.edit is None:
                     continue
             out.append(ignore)
-    if _wanted(FIX_ALL_KIND, only) and checked.syntax_error is None and any(
+    if _wanted(FIX_ALL_KIND, only) and checked.syntax_error is None and not too_large(checked.text) and any(
             _in_fix_all(f, checked) for f in checked.findings):
         action = types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND,
                                   data={"uri": uri, "version": checked.version, "action": "fixAll"})
@@ -113,7 +123,7 @@ def _in_fix_all(f: Finding, checked: Checked) -> bool:
 async def resolve(server: "GraphMendServer", action: types.CodeAction) -> types.CodeAction:
     data = action.data if isinstance(action.data, dict) else {}
     uri = data.get("uri")
-    doc = server.docs.get(uri) if uri else None
+    doc = server.docs.get(uri) if isinstance(uri, str) else None  # data comes back from the client
     if doc is None:
         return action
     checked = await server.diagnostics.current(uri)
@@ -221,7 +231,11 @@ def diff_edits(old: str, new: str) -> list[TextEdit]:
         return Pos(len(a) + 1, 0)
 
     out = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    # Past a few thousand lines, lines that recur everywhere (blank lines, closing brackets) made
+    # the exact matcher take 40 s on a 50,000-line file; autojunk sets them aside (2 s). The edits
+    # still turn `old` into `new`, at worst replacing a few more lines.
+    junk = len(a) > DIFF_EXACT_LINES
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=junk).get_opcodes():
         if tag != "equal":
             out.append(TextEdit(Span(pos(i1), pos(i2)), "".join(b[j1:j2])))
     return out
@@ -245,8 +259,13 @@ async def fix_all_edits(server: "GraphMendServer", uri: str) -> tuple[Optional[D
     checked = await server.diagnostics.current(uri)
     if doc is None or checked is None:
         return doc, checked, []
-    loop = asyncio.get_running_loop()
-    edits = await loop.run_in_executor(server.pool, fix_all_text_edits, server, doc.path, checked)
+    if too_large(checked.text):
+        log.info("%s: %s", doc.path, TOO_LARGE)
+        return doc, checked, []
+    if checked.fix_all is None:  # once per version (seconds in a huge file), shared by the requests
+        loop = asyncio.get_running_loop()
+        checked.fix_all = loop.run_in_executor(server.fix_pool, fix_all_text_edits, server, doc.path, checked)
+    edits = await asyncio.shield(checked.fix_all)  # a cancelled request leaves it to the others
     return doc, checked, edits
 
 

@@ -146,7 +146,7 @@ class Diagnostics:
             external = self.server.index.external(doc.path) if self.server.index else {}
             loop = asyncio.get_running_loop()
             result = await loop.run_in_executor(
-                self.server.pool, check, text, doc.path, version, settings, self.server.model,
+                self.server.check_pool(text), check, text, doc.path, version, settings, self.server.model,
                 external, previous)
             doc = self.server.docs.get(uri)
             if doc is None or doc.version != version or doc.text != text:

@@ -24,9 +24,11 @@ from graphmend import __version__
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
 from graphmend.lsp import actions, hover, lens, probe
+from graphmend.lsp.checker import LARGE_TEXT
 from graphmend.lsp.diagnostics import Diagnostics
 from graphmend.lsp.document import Document
 from graphmend.lsp.index import Cancelled, WorkspaceIndex
+from graphmend.lsp.protocol import GraphMendProtocol, report_server_error
 from graphmend.lsp.settings import ServerSettings, SettingsResolver, server_settings
 
 log = logging.getLogger("graphmend.lsp")
@@ -62,13 +64,18 @@ class ClientLogHandler(logging.Handler):
 
 class GraphMendServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("graphmend", __version__,
+        super().__init__("graphmend", __version__, protocol_cls=GraphMendProtocol,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.docs: dict[str, Document] = {}
         self.settings = ServerSettings()
         self.resolver = SettingsResolver()
         self.diagnostics = Diagnostics(self)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmend-check")
+        # Checks of documents over LARGE_TEXT characters (a 50,000-line paste) and fix-all edits
+        # (`fix` of 3,000 sites) take seconds: they run in their own threads, so that the other
+        # documents' diagnostics never wait behind them.
+        self.large_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmend-check-large")
+        self.fix_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmend-fix")
         self.scan_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmend-index")
         self.probe_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmend-probe")
         self.probe = probe.ProbeState()
@@ -108,6 +115,9 @@ class GraphMendServer(LanguageServer):
     def supports_document_changes(self) -> bool:
         return bool(self._client("workspace.workspace_edit.document_changes", False))
 
+    def check_pool(self, text: str) -> ThreadPoolExecutor:
+        return self.large_pool if len(text) > LARGE_TEXT else self.pool
+
     # ------------------------------------------------------------------ settings
     def apply_settings(self, options: Any, base: Optional[ServerSettings] = None) -> None:
         s, errors = server_settings(options, base)
@@ -124,6 +134,9 @@ class GraphMendServer(LanguageServer):
                 self._reported.add(key)
                 self.warn_user("GraphMend: " + key + " (defaults used)")
         return s, errors
+
+    def report_server_error(self, error: Exception, source) -> None:
+        report_server_error(error, source)  # logged, not a pop-up per bad message
 
     def warn_user(self, message: str) -> None:
         log.warning(message)
@@ -213,6 +226,8 @@ class GraphMendServer(LanguageServer):
             self.probe.cancel.set()  # kills the probe's process group
         self.probe_pool.shutdown(wait=False, cancel_futures=True)
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.large_pool.shutdown(wait=False, cancel_futures=True)
+        self.fix_pool.shutdown(wait=False, cancel_futures=True)
         self.scan_pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -288,10 +303,14 @@ def did_open(ls: GraphMendServer, params: types.DidOpenTextDocumentParams) -> No
 def did_change(ls: GraphMendServer, params: types.DidChangeTextDocumentParams) -> None:
     doc = ls.docs.get(params.text_document.uri)
     if doc is None:
+        log.warning("rejected a change to %s: the document is not open", params.text_document.uri)
         return
     for change in params.content_changes:
         doc.apply_change(change, ls.codec)
-    doc.version = params.text_document.version
+    version = params.text_document.version
+    if doc.version is not None and version <= doc.version:  # applied all the same: the editor has it
+        log.warning("%s: version %d after %d (versions must increase)", doc.uri, version, doc.version)
+    doc.version = version
     if ls.settings.enable:
         ls.diagnostics.schedule(doc.uri, ls.settings.debounce_ms / 1000)
 
@@ -371,8 +390,10 @@ def _target(args: tuple) -> tuple[Optional[str], Optional[int]]:
     a = args[0]
     if isinstance(a, str):
         return a, None
-    if isinstance(a, dict):
-        return a.get("uri"), a.get("version")
+    if isinstance(a, dict):  # as the client sends them back: anything
+        uri, version = a.get("uri"), a.get("version")
+        return (uri if isinstance(uri, str) else None,
+                version if isinstance(version, int) and not isinstance(version, bool) else None)
     return None, None
 
 
@@ -385,6 +406,8 @@ async def fix_all_command(ls: GraphMendServer, *args) -> dict:
         return {"applied": False, "reason": "no open document given"}
     if version is not None and ls.docs[uri].version != version:
         return {"applied": False, "reason": "the document changed; run the command again"}
+    if actions.too_large(ls.docs[uri].text):
+        return {"applied": False, "reason": actions.TOO_LARGE}
     edit = await actions.fix_all_edit(ls, uri)
     if edit is None:
         return {"applied": False, "reason": "nothing to mend"}
