@@ -186,11 +186,89 @@ FAMILIES: dict[str, dict[str, Any]] = {
     },
 }
 
+# ---- more families with graph breaks on torch 2.13 (tiny configs on top of GENERIC_OVERRIDES) ----
+_S2S = "AutoModelForSeq2SeqLM"
+FAMILIES.update({
+    # BART-style encoder layers: fp16 overflow clamp `if hidden_states.dtype == torch.float16 and
+    # (torch.isinf(...).any() or torch.isnan(...).any())`, head_mask/warning paths in forward.
+    "mbart": {"auto_class": _S2S},
+    "pegasus": {"auto_class": _S2S},
+    "marian": {"auto_class": _S2S, "config": {"decoder_vocab_size": 128}},
+    "blenderbot": {"auto_class": _S2S},
+    "blenderbot-small": {"auto_class": _S2S},
+    "plbart": {"auto_class": _S2S},
+    "m2m_100": {"auto_class": _S2S},
+    "led": {"auto_class": _S2S, "config": {"attention_window": 8, "max_encoder_position_embeddings": 64,
+                                           "max_decoder_position_embeddings": 64}},
+    "bigbird_pegasus": {"auto_class": _S2S, "config": {"attention_type": "original_full"}},
+    "prophetnet": {"auto_class": _S2S, "config": {"num_encoder_layers": 2, "num_decoder_layers": 2,
+                                                  "num_encoder_attention_heads": 2,
+                                                  "num_decoder_attention_heads": 2,
+                                                  "encoder_ffn_dim": 128, "decoder_ffn_dim": 128,
+                                                  "ngram": 2, "num_buckets": 8,
+                                                  "relative_max_distance": 16}},
+    # T5 descendants (fp16 clamp in the layer, warning_once on the cache path)
+    "mt5": {"auto_class": _S2S, "config": {"d_kv": 32, "relative_attention_num_buckets": 8,
+                                           "relative_attention_max_distance": 16}},
+    "umt5": {"auto_class": _S2S, "config": {"d_kv": 32, "relative_attention_num_buckets": 8,
+                                            "relative_attention_max_distance": 16}},
+    "longt5": {"auto_class": _S2S, "config": {"d_kv": 32, "relative_attention_num_buckets": 8,
+                                              "relative_attention_max_distance": 16,
+                                              "local_radius": 4}},
+    "switch_transformers": {"auto_class": _S2S, "config": {"d_kv": 32, "num_experts": 2,
+                                                           "relative_attention_num_buckets": 8,
+                                                           "relative_attention_max_distance": 16,
+                                                           "num_sparse_encoder_layers": 1,
+                                                           "num_sparse_decoder_layers": 1}},
+    # ---- popular models expected to compile without breaks (must stay unchanged) ----
+    "bert": {"auto_class": "AutoModelForMaskedLM"},
+    "roberta": {"auto_class": "AutoModelForMaskedLM", "config": {"pad_token_id": 1}},
+    "distilbert": {"auto_class": "AutoModelForMaskedLM",
+                   "config": {"dim": 64, "hidden_dim": 128, "n_layers": 2, "n_heads": 2}},
+    "gpt2": {"auto_class": "AutoModelForCausalLM", "config": {"use_cache": False}},
+    "llama": {"auto_class": "AutoModelForCausalLM", "config": {"use_cache": False}},
+    "mistral": {"auto_class": "AutoModelForCausalLM", "config": {"use_cache": False}},
+    "qwen2": {"auto_class": "AutoModelForCausalLM", "config": {"use_cache": False}},
+    "vit": {"inputs": "vision", "config": {"image_size": 32, "patch_size": 8}},
+})
+
 #: Required benchmark specs, in table order.
 DEFAULT_SPECS = [
     "t5", "t5-fp16", "whisper", "whisper-fp16", "bart", "bart-fp16", "phi3", "longformer",
     "grounding-dino",
 ]
+
+#: More families with graph breaks (fp16 rows where the family has an fp16-only path).
+BREAK_SPECS = [
+    "mbart", "mbart-fp16", "pegasus", "pegasus-fp16", "marian", "marian-fp16", "blenderbot",
+    "blenderbot-fp16", "plbart", "m2m_100", "m2m_100-fp16", "led", "bigbird_pegasus",
+    "mt5", "mt5-fp16", "umt5", "longt5", "switch_transformers",
+]
+
+#: Popular models without graph breaks: a mend must leave them unchanged (no fix, or equal outputs).
+CLEAN_SPECS = ["bert", "roberta", "distilbert", "gpt2", "llama", "mistral", "qwen2", "vit"]
+
+#: Named spec sets accepted by ``--models`` (alone or mixed with names).
+SPEC_SETS = {
+    "default": DEFAULT_SPECS,
+    "breaks": DEFAULT_SPECS + BREAK_SPECS,
+    "clean": CLEAN_SPECS,
+    "all": DEFAULT_SPECS + BREAK_SPECS + CLEAN_SPECS,
+}
+
+
+def expand_specs(text: str) -> list[str]:
+    """``"all"`` / ``"breaks,bert"`` / ``"t5,opt-fp16"`` -> list of specs (sets expanded, order kept,
+    duplicates dropped). Any other name is a transformers model_type (generic builder)."""
+    out: list[str] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        for spec in SPEC_SETS.get(part, [part]):
+            if spec not in out:
+                out.append(spec)
+    return out
 
 DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 
@@ -329,7 +407,15 @@ def build_config(family: str):
     if entry.get("generic", True):
         default = AutoConfig.for_model(model_type)
         aliases = set(getattr(default, "attribute_map", {}) or {})
-        overrides = {k: v for k, v in GENERIC_OVERRIDES.items() if k in aliases or hasattr(default, k)}
+        overrides = {}
+        for k, v in GENERIC_OVERRIDES.items():
+            if not (k in aliases or hasattr(default, k)):
+                continue
+            try:  # some configs refuse a generic name (prophetnet: num_hidden_layers is read-only)
+                setattr(default, k, v)
+            except Exception:
+                continue
+            overrides[k] = v
     overrides.update(entry.get("config", {}))
     return AutoConfig.for_model(model_type, **overrides)
 
@@ -369,6 +455,11 @@ def build_inputs(family: str, config, dtype_name: str) -> dict[str, Any]:
         frames = 2 * config.max_source_positions
         feats = torch.randn(batch, config.num_mel_bins, frames, generator=gen).to(dtype)
         return {"input_features": feats, "decoder_input_ids": ids(dec_len)}
+    if kind == "vision" or (kind == "auto" and not getattr(config, "vocab_size", None)
+                            and getattr(config, "image_size", None)):
+        size = config.image_size if isinstance(config.image_size, int) else config.image_size[0]
+        chans = getattr(config, "num_channels", 3)
+        return {"pixel_values": torch.randn(batch, chans, size, size, generator=gen).to(dtype)}
     if kind == "grounding_dino":
         size = config.backbone_config.image_size
         pixels = torch.randn(batch, 3, size, size, generator=gen).to(dtype)
@@ -456,8 +547,40 @@ def reason_dict(reason) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------------
 
 
+def line_coverage(fn, marker: str = "/transformers/") -> dict[str, list[int]]:
+    """Lines executed by ``fn()`` in files whose path contains ``marker`` (``sys.settrace``; only
+    frames of those files get a local tracer, so the rest of the call runs at near full speed).
+    Keys are package-relative short paths (``transformers/models/t5/modeling_t5.py``)."""
+    lines: dict[str, set[int]] = {}
+    keep: dict[str, bool] = {}
+
+    def local(frame, event, arg):
+        if event == "line":
+            lines.setdefault(frame.f_code.co_filename, set()).add(frame.f_lineno)
+        return local
+
+    def glob_(frame, event, arg):
+        fname = frame.f_code.co_filename
+        ok = keep.get(fname)
+        if ok is None:
+            ok = keep[fname] = marker in fname.replace(os.sep, "/")
+        if not ok:
+            return None
+        lines.setdefault(fname, set()).add(frame.f_lineno)
+        return local
+
+    old = sys.gettrace()
+    sys.settrace(glob_)
+    try:
+        fn()
+    finally:
+        sys.settrace(old)
+    return {_short_path(f): sorted(v) for f, v in lines.items()}
+
+
 def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
-            auto_class: str | None = None, build_only: bool = False) -> dict[str, Any]:
+            auto_class: str | None = None, build_only: bool = False,
+            coverage: bool = False) -> dict[str, Any]:
     t0 = time.perf_counter()
     family, dtype_name = parse_spec(spec)
     capture = _Capture()
@@ -508,6 +631,12 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
                 saved["eager"] = flatten_outputs(out)
         result["messages"]["eager"] = eager_events
         result["timings"]["eager_s"] = round(time.perf_counter() - t, 2)
+        if coverage:  # one more eager call under sys.settrace (messages of it are dropped)
+            t = time.perf_counter()
+            _clear_once_caches()
+            with capture.phase([]):
+                result["coverage"] = line_coverage(lambda: model(**inputs))
+            result["timings"]["coverage_s"] = round(time.perf_counter() - t, 2)
 
         # ---- compiled with the counting backend ----
         _clear_once_caches()
@@ -638,6 +767,8 @@ def main(argv: list[str] | None = None) -> int:
                          "packages (comma list, e.g. transformers) before anything is imported")
     ap.add_argument("--hook-unsafe", action="store_true", help="with --hook: apply unsafe fixes too")
     ap.add_argument("--hook-cache-dir", help="with --hook: its cache directory ('none': no cache)")
+    ap.add_argument("--coverage", action="store_true",
+                    help="record the transformers lines one eager call executes (result['coverage'])")
     ap.add_argument("--build-only", action="store_true",
                     help="only import transformers and build the model (import-time measurements)")
     args = ap.parse_args(argv)
@@ -652,7 +783,7 @@ def main(argv: list[str] | None = None) -> int:
                                     use_cache=not no_cache)
     try:
         result = measure(args.spec, args.outputs, max(args.calls, 1), not args.no_explain,
-                         args.auto_class, build_only=args.build_only)
+                         args.auto_class, build_only=args.build_only, coverage=args.coverage)
     except BaseException as exc:  # report, never crash silently
         result = {"spec": args.spec, "ok": False, "error": f"{type(exc).__name__}: {exc}",
                   "traceback": traceback.format_exc()}

@@ -49,7 +49,7 @@ SERVER = REPO / "server"
 CHILD = HERE / "_model_child.py"
 
 sys.path.insert(0, str(HERE))
-from _model_child import DEFAULT_SPECS, FAMILIES, parse_spec  # noqa: E402
+from _model_child import DEFAULT_SPECS, FAMILIES, SPEC_SETS, expand_specs, parse_spec  # noqa: E402
 
 #: Files shared by many families, mended together with the family's own modeling files by default.
 SHARED_FILES = [
@@ -198,6 +198,80 @@ def _text(data: Any) -> str:
 
 
 # --------------------------------------------------------------------------------------------------
+# Static findings (graphmend check) and the rewrites a fix applied
+# --------------------------------------------------------------------------------------------------
+
+
+def static_findings(base: Path, files: list[str], python: str = sys.executable,
+                    timeout: float = 300) -> dict[str, Any]:
+    """``graphmend check --unsafe-fixes --format json`` on ``base/<file>`` for each file; findings with
+    package-relative paths (``transformers/models/...``). Returns {"findings": [...]} or {"error": ...}."""
+    targets = [str(base / f) for f in files if (base / f).is_file()]
+    if not targets:
+        return {"findings": []}
+    cmd = [python, "-m", "graphmend", "check", "--unsafe-fixes", "--no-cache", "--exit-zero",
+           "--format", "json"] + targets
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=str(REPO),
+                              env=_child_env([str(SERVER)]))
+        raw = json.loads(proc.stdout or "[]")
+    except Exception as exc:  # reported, never raised
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    base_s = str(base.resolve()).replace(os.sep, "/")
+    out = []
+    for f in raw:
+        path = str(Path(f["path"]).resolve()).replace(os.sep, "/")
+        rel = path[len(base_s) + 1:] if path.startswith(base_s + "/") else path
+        span = f.get("span") or {}
+        out.append({"file": "transformers/" + rel, "line": f.get("line"),
+                    "end_line": f.get("end_line") or (span.get("end") or {}).get("line") or f.get("line"),
+                    "code": f.get("code"), "gb_id": f.get("gb_id"), "rewrite": f.get("rewrite"),
+                    "applicability": f.get("applicability"), "fixable": f.get("fixable"),
+                    "entry": f.get("entry"), "message": f.get("message"),
+                    "decline_reason": f.get("decline_reason")})
+    return {"findings": out}
+
+
+def _code_counts(findings: list[dict[str, Any]], fixable_only: bool = False) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for f in findings:
+        if fixable_only and not f.get("fixable"):
+            continue
+        key = f"{f['code']}/{f['rewrite']}" if f.get("rewrite") else str(f["code"])
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def applied_rewrites(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, int]:
+    """Rewrites applied by the fix: fixable findings before, by ``code/rewrite``, minus the findings
+    of the same code still reported on the mended files."""
+    b = _code_counts(before, fixable_only=True)
+    a: dict[str, int] = {}
+    for f in after:
+        a[str(f["code"])] = a.get(str(f["code"]), 0) + 1
+    out = {}
+    for key, n in b.items():
+        code = key.split("/")[0]
+        left = min(n, a.get(code, 0))
+        a[code] = a.get(code, 0) - left
+        if n - left > 0:
+            out[key] = n - left
+    return out
+
+
+def break_categories(res: dict[str, Any] | None) -> dict[str, int]:
+    """First-call graph breaks of one side by Dynamo gb type (``GBxxxx``, else the reason summary)."""
+    counts: dict[str, int] = {}
+    for r in (res or {}).get("break_reasons", []) or []:
+        key = r.get("gb") or (r.get("summary") or "?")[:40]
+        counts[key] = counts.get(key, 0) + 1
+    rest = ((res or {}).get("breaks") or 0) - sum(counts.values())
+    if rest > 0:  # first-call graphs that ended without a break reason (e.g. an empty graph, a resume)
+        counts["no reason"] = rest
+    return dict(sorted(counts.items()))
+
+
+# --------------------------------------------------------------------------------------------------
 # Children
 # --------------------------------------------------------------------------------------------------
 
@@ -223,10 +297,12 @@ def _child_env(path_prefix: list[str]) -> dict[str, str]:
 def run_child(spec: str, *, python: str = sys.executable, path_prefix: list[str] | None = None,
               outputs: str | None = None, timeout: float = 600, calls: int = 2,
               explain: bool = True, auto_class: str | None = None,
-              hook: list[str] | None = None) -> dict[str, Any]:
+              hook: list[str] | None = None, extra_args: list[str] | None = None) -> dict[str, Any]:
     """Run ``_model_child.py`` for one spec in a fresh process; return its JSON (never raises).
-    ``hook``: extra child arguments installing the import hook (``--hook SCOPE ...``)."""
-    cmd = [python, str(CHILD), "--spec", spec, "--calls", str(calls)] + list(hook or [])
+    ``hook``: extra child arguments installing the import hook (``--hook SCOPE ...``);
+    ``extra_args``: any other child arguments (e.g. ``--coverage``)."""
+    cmd = ([python, str(CHILD), "--spec", spec, "--calls", str(calls)] + list(hook or [])
+           + list(extra_args or []))
     if outputs:
         cmd += ["--outputs", outputs]
     if not explain:
@@ -371,7 +447,8 @@ def measure_spec(spec: str, *, side: str = "both", python: str = sys.executable,
                  auto_class: str | None = None, workdir: Path | None = None,
                  fix_ok_rcs: tuple[int, ...] = (0, 1),
                  measure_on_fix_failure: bool = False, log=None,
-                 hook_scope: str | None = None, hook_unsafe: bool = True) -> dict[str, Any]:
+                 hook_scope: str | None = None, hook_unsafe: bool = True,
+                 coverage: bool = False) -> dict[str, Any]:
     """Measure one spec: ORIGINAL (always), MENDED if ``side == "both"``, and HOOK if ``hook_scope``
     (the installed package mended at import). Never raises for child failures, timeouts or fix
     failures: they are reported in the returned dict."""
@@ -387,7 +464,8 @@ def measure_spec(spec: str, *, side: str = "both", python: str = sys.executable,
         log(f"[{spec}] original ...")
         entry["original"] = run_child(spec, python=python, outputs=str(workdir / "original.pt"),
                                       timeout=timeout, calls=calls, explain=explain,
-                                      auto_class=auto_class)
+                                      auto_class=auto_class,
+                                      extra_args=["--coverage"] if coverage else None)
         if entry["original"].get("outputs_file"):
             entry["original_self_check"] = self_check(entry["original"])
         if hook_scope:
@@ -405,6 +483,14 @@ def measure_spec(spec: str, *, side: str = "both", python: str = sys.executable,
         except Exception as exc:
             fix = {"status": "error", "detail": f"{type(exc).__name__}: {exc}", "files": file_list}
         entry["fix"] = fix
+        entry["static"] = static_findings(root, file_list, python)
+        if fix.get("status") in ("ok", "no-op"):
+            after = static_findings(workdir / "mended" / "transformers", file_list, python)
+            entry["rewrites"] = applied_rewrites(entry["static"].get("findings", []),
+                                                 after.get("findings", []))
+            entry["static_after"] = {"counts": _code_counts(after.get("findings", [])),
+                                     "error": after.get("error")}
+        entry["static"]["counts"] = _code_counts(entry["static"].get("findings", []))
         if fix["status"] in ("failed", "timeout", "error") and not measure_on_fix_failure:
             entry["mended"] = {"ok": False, "skipped": True,
                                "error": f"not measured: fix {fix['status']} ({fix.get('detail', '')})"}
@@ -425,6 +511,8 @@ def measure_spec(spec: str, *, side: str = "both", python: str = sys.executable,
             entry["hook_vs_copy"] = compare_hook_copy(mended, entry["hook"], entry.get("fix"))
         return entry
     finally:
+        entry["breaks_by_category"] = {"original": break_categories(entry.get("original")),
+                                       "mended": break_categories(entry.get("mended"))}
         if own_tmp:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -622,7 +710,7 @@ def _eq(cmp: dict[str, Any] | None) -> str:
 def table_rows(results: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     header = ["model", "dtype", "graphs before", "graphs after", "breaks before", "breaks after",
               "recompiles b/a", "outputs equal E/C/X", "messages equal E/C/X", "fix",
-              "remaining break reasons"]
+              "breaks by category (before)", "rewrites applied", "remaining break reasons"]
     rows = []
     for e in results:
         o, m = e.get("original"), e.get("mended")
@@ -648,9 +736,81 @@ def table_rows(results: list[dict[str, Any]]) -> tuple[list[str], list[list[str]
             _num(m, "breaks"), f"{_num(o, 'recompiles')}/{_num(m, 'recompiles')}",
             "/".join(_eq(outs.get(k)) for k in ("eager", "compiled", "cross")) if outs else "-",
             "/".join(_eq(msgs.get(k)) for k in ("eager", "compiled", "cross")) if msgs else "-",
-            fix_txt, remaining,
+            fix_txt, _counts_cell((e.get("breaks_by_category") or {}).get("original")),
+            _counts_cell(e.get("rewrites")) if "rewrites" in e else "-", remaining,
         ])
     return header, rows
+
+
+def _counts_cell(counts: dict[str, int] | None) -> str:
+    if counts is None:
+        return "-"
+    return ", ".join(f"{k} x{v}" for k, v in counts.items()) or "none"
+
+
+def totals(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Paper-style total over the rows measured on both sides: breaks before/after, the share
+    eliminated, rows brought to zero; clean rows (no break before) and whether they stayed unchanged
+    (no rewrite, or bitwise-equal eager and compiled outputs); per-category and per-rewrite sums."""
+    rows = [r for r in results if isinstance((r.get("original") or {}).get("breaks"), int)
+            and isinstance((r.get("mended") or {}).get("breaks"), int)]
+    before = sum(r["original"]["breaks"] for r in rows)
+    after = sum(r["mended"]["breaks"] for r in rows)
+    cats: dict[str, list[int]] = {}
+    rew: dict[str, int] = {}
+    for r in rows:
+        bc = r.get("breaks_by_category") or {}
+        for side, idx in (("original", 0), ("mended", 1)):
+            for k, v in (bc.get(side) or {}).items():
+                cats.setdefault(k, [0, 0])[idx] += v
+        for k, v in (r.get("rewrites") or {}).items():
+            rew[k] = rew.get(k, 0) + v
+    clean = []
+    for r in rows:
+        if r["original"]["breaks"] != 0:
+            continue
+        outs = ((r.get("compare") or {}).get("outputs") or {})
+        equal = all(isinstance(v, dict) and v.get("equal") for k, v in outs.items()
+                    if k in ("eager", "compiled")) if outs else None
+        clean.append({"spec": r["spec"], "fix": (r.get("fix") or {}).get("status"),
+                      "rewrites": r.get("rewrites") or {}, "outputs_equal": equal,
+                      "breaks_after": r["mended"]["breaks"],
+                      "unchanged": r["mended"]["breaks"] == 0 and (
+                          (r.get("fix") or {}).get("status") == "no-op" or bool(equal))})
+    failed = [r["spec"] for r in results if r not in rows]
+    return {
+        "rows": len(rows), "breaks_before": before, "breaks_after": after,
+        "eliminated": before - after,
+        "eliminated_pct": round(100.0 * (before - after) / before, 1) if before else None,
+        "rows_with_breaks": sum(1 for r in rows if r["original"]["breaks"] > 0),
+        "rows_to_zero": sum(1 for r in rows if r["original"]["breaks"] > 0 and r["mended"]["breaks"] == 0),
+        "by_category": {k: {"before": v[0], "after": v[1]} for k, v in sorted(cats.items())},
+        "by_rewrite": dict(sorted(rew.items())),
+        "clean_rows": clean,
+        "clean_unchanged": sum(1 for c in clean if c["unchanged"]),
+        "not_measured": failed,
+    }
+
+
+def format_totals(t: dict[str, Any]) -> str:
+    if not t["rows"]:
+        return "Total: no row measured on both sides."
+    pct = f"{t['eliminated_pct']:.1f}%" if t["eliminated_pct"] is not None else "n/a"
+    lines = [f"Total: GraphMend eliminated {pct} of graph breaks over {t['rows']} rows "
+             f"({t['breaks_before']} -> {t['breaks_after']}); {t['rows_to_zero']} of "
+             f"{t['rows_with_breaks']} rows with breaks brought to zero; {t['clean_unchanged']} of "
+             f"{len(t['clean_rows'])} break-free rows unchanged."]
+    if t["by_category"]:
+        lines.append("By category (before -> after): " + "; ".join(
+            f"{k} {v['before']} -> {v['after']}" for k, v in t["by_category"].items()))
+    if t["by_rewrite"]:
+        lines.append("Rewrites applied: " + ", ".join(f"{k} x{v}" for k, v in t["by_rewrite"].items()))
+    changed_clean = [c["spec"] for c in t["clean_rows"] if not c["unchanged"]]
+    if changed_clean:
+        lines.append("Break-free rows NOT unchanged: " + ", ".join(changed_clean))
+    if t["not_measured"]:
+        lines.append("Not measured on both sides: " + ", ".join(t["not_measured"]))
+    return "\n".join(lines)
 
 
 def format_table(results: list[dict[str, Any]], markdown: bool = False) -> str:
@@ -715,7 +875,9 @@ def format_details(results: list[dict[str, Any]], graphs: bool = False) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default=",".join(DEFAULT_SPECS),
-                    help=f"comma list of specs family[-fp16|-bf16] (default: {','.join(DEFAULT_SPECS)})")
+                    help="comma list of specs family[-fp16|-bf16] (any transformers model_type; unknown "
+                         "ones use a generic small config) and/or set names "
+                         f"{'/'.join(SPEC_SETS)} (default: {','.join(DEFAULT_SPECS)})")
     ap.add_argument("--side", choices=["both", "original"], default="both",
                     help="measure original and mended (default), or the original only")
     ap.add_argument("--json", help="write all results (including messages) to this file")
@@ -737,6 +899,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fix-timeout", type=float, default=600, help="seconds for the fix command")
     ap.add_argument("--calls", type=int, default=2, help="calls per phase (default 2)")
     ap.add_argument("--no-explain", action="store_true", help="skip torch._dynamo.explain")
+    ap.add_argument("--coverage", action="store_true",
+                    help="also record the eager line coverage of the original (for precision.py "
+                         "--from-json)")
     ap.add_argument("--auto-class", help="override the Auto class for every spec (e.g. AutoModel)")
     ap.add_argument("--jobs", type=int, default=1, help="specs measured in parallel (default 1)")
     ap.add_argument("--hook", action="store_true",
@@ -753,7 +918,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="exit 1 also on fix failures and on unequal outputs or messages")
     args = ap.parse_args(argv)
 
-    specs = [s.strip() for s in args.models.split(",") if s.strip()]
+    specs = expand_specs(args.models)
     root = transformers_root(args.python)
     base = Path(tempfile.mkdtemp(prefix="graphmend-bench-"))
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
@@ -769,7 +934,8 @@ def main(argv: list[str] | None = None) -> int:
             calls=args.calls, explain=not args.no_explain, auto_class=args.auto_class,
             workdir=base / spec, measure_on_fix_failure=args.measure_on_fix_failure, log=log,
             fix_ok_rcs=tuple(int(x) for x in args.fix_ok_rc.split(",") if x.strip()),
-            hook_scope=args.hook_scope if args.hook else None, hook_unsafe=not args.hook_safe_only)
+            hook_scope=args.hook_scope if args.hook else None, hook_unsafe=not args.hook_safe_only,
+            coverage=args.coverage)
         o = res.get("original", {})
         log(f"[{spec}] done in {time.perf_counter() - t0:.0f} s: original graphs {o.get('graphs')}"
             + (f", mended graphs {res['mended'].get('graphs')}" if res.get("mended") else "")
@@ -790,6 +956,10 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(base, ignore_errors=True)
 
     print(format_table(results, markdown=args.markdown))
+    tot = totals(results) if args.side == "both" else None
+    if tot:
+        print()
+        print(format_totals(tot))
     if args.hook:
         print("\nImport hook (installed transformers mended at import) vs the mended copy:\n")
         print(format_hook_table(results, markdown=args.markdown))
@@ -801,7 +971,7 @@ def main(argv: list[str] | None = None) -> int:
     if fix_problems:
         print("\nfix did not mend: " + "; ".join(fix_problems), file=sys.stderr)
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": results}, indent=1, default=str))
+        Path(args.json).write_text(json.dumps({"results": results, "totals": tot}, indent=1, default=str))
         log(f"wrote {args.json}")
 
     failed = [r["spec"] for r in results

@@ -1,0 +1,275 @@
+"""Static findings (``graphmend check``) against what Dynamo really does on small real models.
+
+    python benchmarks/precision.py [--models SPECS] [--quick] [--json out.json] [--markdown]
+                                   [--timeout S] [--details]
+
+For each spec (same specs and child as ``benchmarks/models.py``: ``_model_child.py`` builds the model
+from a small config with random weights) one ORIGINAL child runs with ``--coverage``:
+
+* Dynamo break sites: every first-call graph break of the counting backend plus every break reason of
+  ``torch._dynamo.explain``; a site is the innermost user frame inside transformers (file:line), with
+  the rest of its user stack (callers).
+* executed lines: ``sys.settrace`` line coverage of one eager forward, restricted to transformers files.
+* static findings: ``graphmend check --unsafe-fixes --format json`` on the family's modeling files, the
+  shared files ``models.py`` mends, and every file a break site lies in.
+
+recall    = break sites that a finding covers (same file, line within the finding's span) / break sites.
+            ``recall (stack)`` also counts a site whose CALLER frame lies in a finding's span (the
+            finding is on the call that leads to the break).
+precision = findings on executed lines (span intersects the eager coverage) where Dynamo broke (some
+            break's user stack has a frame in the span) / findings on executed lines.
+
+Misses (sites no finding covers) and false alarms (executed findings where Dynamo did not break) are
+listed with file:line, code and a reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import linecache
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import models as bench  # noqa: E402
+from _model_child import expand_specs, parse_spec  # noqa: E402
+
+DEFAULT_MODELS = "breaks,clean"
+QUICK_MODELS = "t5,bart-fp16,bert"
+
+
+def _tf_frames(reason: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in reason.get("user_stack") or [] if str(f.get("short", "")).startswith("transformers/")]
+
+
+def break_sites(res: dict[str, Any]) -> list[dict[str, Any]]:
+    """Deduplicated Dynamo break sites (innermost transformers frame) of one child result."""
+    reasons = [("backend", r) for r in res.get("break_reasons") or []]
+    reasons += [("explain", r) for r in ((res.get("explain") or {}).get("break_reasons") or [])]
+    sites: dict[tuple[str, int], dict[str, Any]] = {}
+    for source, r in reasons:
+        frames = _tf_frames(r)
+        if not frames:
+            key = ("<outside transformers>", 0)
+            site = sites.setdefault(key, {"file": key[0], "line": 0, "function": "?", "source": "",
+                                          "gb": r.get("gb"), "summary": r.get("summary", ""),
+                                          "stack": [], "seen_by": set(), "count": 0})
+        else:
+            inner = frames[-1]
+            key = (inner["short"], inner["line"])
+            site = sites.setdefault(key, {"file": inner["short"], "line": inner["line"],
+                                          "function": inner.get("function"),
+                                          "source": inner.get("source", ""), "gb": r.get("gb"),
+                                          "summary": r.get("summary", ""), "stack": set(),
+                                          "seen_by": set(), "count": 0})
+            site["stack"] |= {(f["short"], f["line"]) for f in frames[:-1]}
+        site["seen_by"].add(source)
+        site["count"] += 1
+    out = []
+    for s in sites.values():
+        s["stack"] = sorted(s["stack"])
+        s["seen_by"] = sorted(s["seen_by"])
+        out.append(s)
+    return sorted(out, key=lambda s: (s["file"], s["line"]))
+
+
+def _in_span(f: dict[str, Any], file: str, line: int) -> bool:
+    return f["file"] == file and f["line"] <= line <= (f.get("end_line") or f["line"])
+
+
+def evaluate(res: dict[str, Any], findings: list[dict[str, Any]]) -> dict[str, Any]:
+    sites = break_sites(res)
+    cov = {k: set(v) for k, v in (res.get("coverage") or {}).items()}
+    hits, misses = [], []
+    for s in sites:
+        direct = [f for f in findings if _in_span(f, s["file"], s["line"])]
+        via = [] if direct else [f for f in findings for fl in s["stack"] if _in_span(f, fl[0], fl[1])]
+        rec = {"file": s["file"], "line": s["line"], "function": s["function"], "source": s["source"],
+               "gb": s["gb"], "summary": s["summary"][:160], "count": s["count"], "seen_by": s["seen_by"]}
+        if direct:
+            hits.append({**rec, "how": "site", "codes": sorted({f["code"] for f in direct})})
+        elif via:
+            hits.append({**rec, "how": "caller", "codes": sorted({f["code"] for f in via})})
+        else:
+            files = {f["file"] for f in findings}
+            if s["file"] == "<outside transformers>":
+                why = "break outside transformers files (no user frame there)"
+            elif s["file"] not in files and not any(True for f in findings if f["file"] == s["file"]):
+                why = "no finding in this file"
+            else:
+                why = "no finding spans this line"
+            misses.append({**rec, "reason": why})
+    executed, confirmed, false_alarms, not_run = [], [], [], 0
+    all_frames = [(s["file"], s["line"]) for s in sites] + [fl for s in sites for fl in s["stack"]]
+    for f in findings:
+        lines = cov.get(f["file"], set())
+        span = range(f["line"], (f.get("end_line") or f["line"]) + 1)
+        if not any(ln in lines for ln in span):
+            not_run += 1
+            continue
+        executed.append(f)
+        if any(file == f["file"] and ln in span for file, ln in all_frames):
+            confirmed.append(f)
+            continue
+        src = " ".join(linecache.getline(str(Path(res.get("transformers_file", "")).parent.parent / f["file"]),
+                                         ln).strip() for ln in span)[:160]
+        if "float16" in src or "finfo" in src:
+            why = "dtype-guarded branch: the breaking part runs only in another dtype"
+        elif f.get("applicability") == "unsafe" or f.get("fixable") is False:
+            why = "executed, Dynamo compiled through it (no break at this site)"
+        else:
+            why = "executed, no Dynamo break at this site"
+        false_alarms.append({"file": f["file"], "line": f["line"], "end_line": f.get("end_line"),
+                             "code": f["code"], "rewrite": f.get("rewrite"), "entry": f.get("entry"),
+                             "message": f.get("message"), "source": src, "reason": why})
+    n_sites = len(sites)
+    return {
+        "sites": n_sites, "found": len(hits), "found_at_site": sum(1 for h in hits if h["how"] == "site"),
+        "recall": round(sum(1 for h in hits if h["how"] == "site") / n_sites, 3) if n_sites else None,
+        "recall_stack": round(len(hits) / n_sites, 3) if n_sites else None,
+        "findings": len(findings), "findings_executed": len(executed), "findings_not_executed": not_run,
+        "confirmed": len(confirmed),
+        "precision": round(len(confirmed) / len(executed), 3) if executed else None,
+        "hits": hits, "misses": misses, "false_alarms": false_alarms,
+    }
+
+
+def measure(spec: str, *, root: Path, python: str, timeout: float, log,
+            res: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One row. ``res``: an ORIGINAL child result already measured with ``--coverage`` (from
+    ``models.py --coverage --json``); else a child is run here."""
+    family, dtype = parse_spec(spec)
+    t0 = time.perf_counter()
+    if res is None:
+        with tempfile.TemporaryDirectory(prefix="graphmend-precision-") as tmp:
+            res = bench.run_child(spec, python=python, timeout=timeout, calls=1, explain=True,
+                                  extra_args=["--coverage"], outputs=str(Path(tmp) / "o.pt"))
+    if res.get("ok") and "coverage" not in res:
+        return {"spec": spec, "family": family, "dtype": dtype, "ok": False,
+                "error": "result has no line coverage (run models.py with --coverage)"}
+    entry: dict[str, Any] = {"spec": spec, "family": family, "dtype": dtype, "ok": bool(res.get("ok"))}
+    if not res.get("ok"):
+        entry["error"] = (res.get("error") or "failed").splitlines()[0][:300]
+        return entry
+    files = bench.default_files(root, family)
+    for s in break_sites(res):
+        rel = s["file"].removeprefix("transformers/")
+        if s["file"].startswith("transformers/") and rel not in files:
+            files.append(rel)
+    static = bench.static_findings(root, files, python)
+    if static.get("error"):
+        entry.update(ok=False, error=f"graphmend check: {static['error']}")
+        return entry
+    entry["graphs"] = res.get("graphs")
+    entry["breaks"] = res.get("breaks")
+    entry["files_checked"] = files
+    entry.update(evaluate(res, static["findings"]))
+    entry["seconds"] = round(time.perf_counter() - t0, 1)
+    log(f"[{spec}] sites {entry['sites']} found {entry['found_at_site']}, findings executed "
+        f"{entry['findings_executed']} confirmed {entry['confirmed']} ({entry['seconds']} s)")
+    return entry
+
+
+def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    ok = [r for r in rows if r.get("ok")]
+    sites = sum(r["sites"] for r in ok)
+    found = sum(r["found_at_site"] for r in ok)
+    found_stack = sum(r["found"] for r in ok)
+    ex = sum(r["findings_executed"] for r in ok)
+    conf = sum(r["confirmed"] for r in ok)
+    u_sites = {(m["file"], m["line"]) for r in ok for m in r["hits"] + r["misses"]}
+    u_miss = {(m["file"], m["line"]) for r in ok for m in r["misses"]}
+    u_fa = {(m["file"], m["line"]) for r in ok for m in r["false_alarms"]}
+    return {"rows": len(ok), "failed": [r["spec"] for r in rows if not r.get("ok")],
+            "sites": sites, "found": found, "found_stack": found_stack,
+            "recall": round(found / sites, 3) if sites else None,
+            "recall_stack": round(found_stack / sites, 3) if sites else None,
+            "findings_executed": ex, "confirmed": conf,
+            "precision": round(conf / ex, 3) if ex else None,
+            "unique_sites": len(u_sites), "unique_missed": len(u_miss), "unique_false_alarms": len(u_fa)}
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def format_report(rows: list[dict[str, Any]], tot: dict[str, Any], markdown: bool) -> str:
+    header = ["model", "dtype", "breaks", "break sites", "found (site/stack)", "recall",
+              "findings (executed)", "confirmed", "precision", "misses", "false alarms"]
+    table = []
+    for r in rows:
+        if not r.get("ok"):
+            table.append([r["family"], r["dtype"], "ERR", "-", "-", "-", "-", "-", "-",
+                          r.get("error", "")[:80], "-"])
+            continue
+        table.append([r["family"], r["dtype"], str(r["breaks"]), str(r["sites"]),
+                      f"{r['found_at_site']}/{r['found']}", _pct(r["recall"]),
+                      f"{r['findings']} ({r['findings_executed']})", str(r["confirmed"]),
+                      _pct(r["precision"]), str(len(r["misses"])), str(len(r["false_alarms"]))])
+    out = [bench._format(header, table, markdown), "",
+           f"Total over {tot['rows']} rows: recall {_pct(tot['recall'])} ({tot['found']}/{tot['sites']} break "
+           f"sites; {_pct(tot['recall_stack'])} counting caller frames), precision "
+           f"{_pct(tot['precision'])} ({tot['confirmed']}/{tot['findings_executed']} executed findings "
+           f"where Dynamo broke). Unique sites {tot['unique_sites']}, unique misses "
+           f"{tot['unique_missed']}, unique false alarms {tot['unique_false_alarms']}."]
+    miss, fa = {}, {}
+    for r in rows:
+        for m in r.get("misses", []):
+            miss.setdefault((m["file"], m["line"]), (m, []))[1].append(r["spec"])
+        for f in r.get("false_alarms", []):
+            fa.setdefault((f["file"], f["line"], f["code"]), (f, []))[1].append(r["spec"])
+    if miss:
+        out += ["", "Misses (Dynamo broke, no finding):"]
+        for (file, line), (m, specs) in sorted(miss.items()):
+            out.append(f"- {file.removeprefix('transformers/')}:{line} {m['gb'] or '-'} "
+                       f"{m['summary'][:70]!r} `{m['source'][:60]}` ({m['reason']}; {', '.join(specs)})")
+    if fa:
+        out += ["", "False alarms (finding executed, Dynamo did not break there):"]
+        for (file, line, code), (f, specs) in sorted(fa.items()):
+            out.append(f"- {file.removeprefix('transformers/')}:{line} {code} `{f['source'][:60]}` "
+                       f"({f['reason']}; {', '.join(specs)})")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default=DEFAULT_MODELS,
+                    help=f"specs and/or set names as in models.py (default {DEFAULT_MODELS})")
+    ap.add_argument("--quick", action="store_true", help=f"only {QUICK_MODELS}")
+    ap.add_argument("--json", help="write rows and totals to this file")
+    ap.add_argument("--markdown", action="store_true", help="GitHub markdown table")
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per child (default 300)")
+    ap.add_argument("--from-json", metavar="FILE",
+                    help="reuse the ORIGINAL results of `models.py --coverage --json FILE` (no child "
+                         "is run; --models filters them)")
+    args = ap.parse_args(argv)
+    root = bench.transformers_root(args.python)
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    t0 = time.perf_counter()
+    if args.from_json:
+        given = {r["spec"]: r.get("original") or {} for r in json.loads(Path(args.from_json).read_text())["results"]}
+        wanted = expand_specs(args.models) if args.models != DEFAULT_MODELS or args.quick else list(given)
+        if args.quick:
+            wanted = expand_specs(QUICK_MODELS)
+        rows = [measure(s, root=root, python=args.python, timeout=args.timeout, log=log, res=given[s])
+                for s in wanted if s in given]
+    else:
+        specs = expand_specs(QUICK_MODELS if args.quick else args.models)
+        rows = [measure(s, root=root, python=args.python, timeout=args.timeout, log=log) for s in specs]
+    tot = totals(rows)
+    tot["seconds"] = round(time.perf_counter() - t0, 1)
+    print(format_report(rows, tot, args.markdown))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": rows, "totals": tot}, indent=1, default=str))
+        log(f"wrote {args.json}")
+    return 1 if tot["failed"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,132 @@
+"""CI subset of the benchmark suite (benchmarks/suite.py): the quick mode on tiny inputs, so that the
+scripts cannot rot. Asserts that the outputs are well formed (numbers present, tables rewritten
+between their markers, a failing or missing part reported), never on timings."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = ROOT / "benchmarks" / "suite.py"
+DOCS = ROOT / "docs" / "benchmarks.md"
+PARTS = ["models", "precision", "editor", "scale", "speed"]
+
+
+def _suite():
+    name = "graphmend_bench_suite_test"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, SUITE)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def _block(text: str, part: str) -> str:
+    m = re.search(rf"<!-- bench:{part}:begin -->\n?(.*?)\n?<!-- bench:{part}:end -->", text, re.S)
+    assert m, f"markers of {part} missing or malformed"
+    return m.group(1)
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0
+
+
+def test_docs_have_every_marker_once():
+    text = DOCS.read_text()
+    for part in ["header", *PARTS]:
+        assert text.count(f"<!-- bench:{part}:begin -->") == 1
+        assert text.count(f"<!-- bench:{part}:end -->") == 1
+    assert set(_suite().PARTS) == set(PARTS)
+
+
+def test_rewrite_docs_keeps_unrun_parts_and_fills_empty_ones():
+    suite = _suite()
+    text = "\n".join(f"<!-- bench:{p}:begin -->\n{'old ' + p if p == 'speed' else ''}\n<!-- bench:{p}:end -->"
+                     for p in ["header", *PARTS])
+    out = suite.rewrite_docs(text, {"scale": "| new | table |", "header": "machine"})
+    assert _block(out, "scale") == "| new | table |"
+    assert _block(out, "header") == "machine"
+    assert _block(out, "speed") == "old speed"  # not run: kept
+    assert "not yet measured" in _block(out, "models").lower() and "--parts models" in _block(out, "models")
+    assert suite.rewrite_docs(out, {}) == out  # idempotent
+    with pytest.raises(ValueError):
+        suite.rewrite_docs(text.replace("<!-- bench:editor:end -->", ""), {})
+
+
+@pytest.mark.skipif(importlib.util.find_spec("transformers") is None, reason="needs transformers (test deps)")
+def test_quick_suite_writes_tables_and_reports_failures(tmp_path):
+    docs = tmp_path / "benchmarks.md"
+    original = DOCS.read_text()
+    docs.write_text(original)
+    failing = tmp_path / "failing.py"
+    failing.write_text("import sys\nprint('this part fails on purpose')\nsys.exit(3)\n")
+    results = tmp_path / "results"
+    r = subprocess.run(
+        [sys.executable, str(SUITE), "--parts", "scale,editor,precision,models", "--quick", "--write-docs",
+         "--docs", str(docs), "--results", str(results), "--script", f"precision={failing}",
+         "--script", f"models={tmp_path / 'missing.py'}", "--args", "editor=--edits 4 --floor-runs 2"],
+        capture_output=True, text=True, timeout=240, cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out  # a part failed, one is missing: the suite says so
+    assert "summary: scale ok, editor ok, precision failed, models missing" in r.stdout, out
+
+    status = json.loads((results / "suite.json").read_text())
+    assert status["environment"]["cores"] >= 1 and status["environment"]["python"]
+    assert status["parts"]["precision"]["rc"] == 3
+
+    scale = json.loads((results / "scale.json").read_text())
+    assert scale["tree"]["files"] > 0 and scale["tree"]["lines"] > 0 and scale["tree"]["dirs"]
+    gm = scale["summary"]["graphmend"]
+    for mode in ("no_cache", "cold", "warm", "changed"):
+        assert _number(gm[mode]["wall_s"]) and _number(gm[mode]["files_per_s"]), gm[mode]
+        assert _number(gm[mode]["peak_rss_mib"]) and _number(gm[mode]["cpu_s"])
+        assert isinstance(gm[mode]["findings"], int) and gm[mode]["findings"] > 0
+    for mode in ("cold", "warm", "changed"):
+        assert gm[mode]["findings_equal_cold"] is True, mode  # the cache does not change findings
+    assert _number(scale["floor"]["ast_parse_s"])
+    assert scale["versions"]["graphmend"]
+    if "ruff" in scale["summary"]:  # ruff is a benchmark-only tool: present when scripts/bench set it up
+        assert _number(scale["summary"]["ruff"]["no_cache"]["wall_s"])
+    assert "torchfix" not in scale["summary"]  # --quick skips it
+
+    editor = json.loads((results / "editor.json").read_text())
+    (name, f), = editor["files"].items()
+    assert name == "modeling_t5.py" and f["error"] is None and f["lines"] > 1000
+    assert _number(f["floors"]["ast_parse_ms"]["median"]) and _number(f["floors"]["libcst_parse_ms"]["median"])
+    lsp = f["lsp"]
+    assert _number(lsp["open_to_diagnostics_ms"]) and lsp["diagnostics"] > 0
+    assert lsp["edit_ms"]["n"] == 4 and _number(lsp["edit_ms"]["p95"])
+    assert lsp["code_action_ms"]["n"] == lsp["diagnostics"] and _number(lsp["code_action_ms"]["p95"])
+    assert _number(lsp["peak_rss_mib"]) and lsp["burst"]["stale_publishes"] == 0
+
+    text = docs.read_text()
+    assert "| machine |" in _block(text, "header") and "--quick" in _block(text, "header")
+    s = _block(text, "scale")
+    assert re.search(r"^\| graphmend [^|]+ \| no cache \| [\d.]+ \| [\d,]+ \|", s, re.M), s
+    assert "torchfix" in s and "skipped" in s
+    e = _block(text, "editor")
+    assert re.search(r"^\| floor: `ast\.parse`, ms \(median of 2\) \| [\d.]+ \|", e, re.M), e
+    assert re.search(r"^\| didOpen -> diagnostics, ms \(diagnostics\) \| [\d.]+ \(\d+\) \|", e, re.M), e
+    p = _block(text, "precision")
+    assert "did not pass: exit status 3" in p and "fails on purpose" in p
+    assert "does not exist" in _block(text, "models")
+    assert _block(text, "speed") == _block(original, "speed")  # not run: untouched
+    # the prose outside the markers is untouched
+    strip = lambda t: re.sub(r"<!-- bench:(\w+):begin -->.*?<!-- bench:\1:end -->", "", t, flags=re.S)  # noqa: E731
+    assert strip(text) == strip(original)
+
+    # re-rendering the saved results gives the same blocks
+    again = tmp_path / "again.md"
+    again.write_text(original)
+    r2 = subprocess.run([sys.executable, str(SUITE), "--from-results", str(results), "--parts", "scale,editor",
+                         "--write-docs", "--docs", str(again)], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r2.returncode == 0, r2.stdout + r2.stderr
+    assert _block(again.read_text(), "scale") == s and _block(again.read_text(), "editor") == e
