@@ -15,11 +15,16 @@ The child:
 - writes its result to a JSON file in the private directory (stdout is the user's), and its
   progress to a stage file the runner passes on to `on_stage`.
 
-The runner watches it every 0.1 s: past `timeout_s`, when `cancel` is set, or when the resident
-memory of the whole group (summed from /proc every 0.2 s) exceeds `memory_mb`, it sends SIGTERM
-to the group, then SIGKILL to whatever is left after a grace period. It also ends leftovers of the
-group when the child exits normally. The last 64 KiB of the child's stdout and stderr are kept.
-(POSIX only; without /proc, as on macOS, the memory limit is not enforced.)
+The runner watches it every 0.1 s: past `timeout_s` or when `cancel` is set, it sends SIGTERM to
+the group, then SIGKILL to whatever is left after a grace period; when the resident memory of the
+whole group (summed from /proc every 0.2 s) exceeds `memory_mb`, or stdout and stderr together
+exceed `output_mb`, it sends SIGKILL at once (a runaway must not keep going for a grace period).
+It also ends leftovers of the group when the child exits normally, and then every process that
+still carries this run's marker (GRAPHMEND_PROBE_RUN=<token>, set in the child's environment and
+found in /proc/PID/environ): a process that called setsid() has left the group but not the marker.
+The last 64 KiB of the child's stdout and stderr are kept; the pipes are read with poll(), so a
+process that escaped both the group and the marker while holding them open cannot hang the runner.
+(POSIX only; without /proc, as on macOS, the memory limit and the marker are not enforced.)
 
 The result (JSON-able):
 
@@ -47,7 +52,9 @@ The result (JSON-able):
                   op_count, break_reasons [break records]} or {error}
     outputs_path  torch.save'd outputs of the first call (only with `outputs_dir`)
     mend          (mended runs) {scope, unsafe, records: the import hook's MendRecord dicts}
-    stdout_tail, stderr_tail, returncode, pid, peak_rss_mb, duration_s
+    stdout_tail, stderr_tail, returncode, pid, peak_rss_mb, output_mb (written), duration_s
+    leftovers_killed  pids of processes that had left the process group (setsid) but carried the
+                  run's marker, killed when the run ended
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ import collections
 import importlib.machinery
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -64,13 +72,17 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from typing import Callable, Optional, Sequence
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../graphmend
 TAIL_BYTES = 64 * 1024
 POLL_S = 0.1
 TERM_GRACE_S = 2.0
-KINDS = ("import", "exception", "timeout", "memory", "cancelled", "crashed", "no-torch",
+DRAIN_S = 1.0  # after the run, how long the pipes may still deliver before reading stops
+OUTPUT_MB = 512  # default cap on what the child writes to stdout and stderr together
+MARKER_ENV = "GRAPHMEND_PROBE_RUN"
+KINDS = ("import", "exception", "timeout", "memory", "output", "cancelled", "crashed", "no-torch",
          "bad-entry")
 
 
@@ -142,38 +154,106 @@ def pid_alive(pid: int) -> bool:
 
 
 def kill_group(pgid: int, grace_s: float = TERM_GRACE_S) -> None:
-    """SIGTERM the group, SIGKILL what is left after `grace_s`."""
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        return
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        if not group_members(pgid):
+    """SIGTERM the group, SIGKILL what is left after `grace_s` (at once when it is 0), then wait
+    (up to 1 s) until no live member is left."""
+    if grace_s > 0:
+        try:
+            os.killpg(pgid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
             return
-        time.sleep(0.05)
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline:
+            if not group_members(pgid):
+                return
+            time.sleep(0.05)
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        pass
+        return
+    deadline = time.monotonic() + 1.0
+    while group_members(pgid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def marked_processes(token: str) -> list[int]:
+    """Live processes (of this user: others' environments are unreadable) whose environment holds
+    GRAPHMEND_PROBE_RUN=`token`. /proc/PID/environ is the environment the process was started
+    with (inherited through fork and exec), so setsid() does not remove it; an exec with a clean
+    environment does."""
+    if not _has_proc():
+        return []
+    needle = f"{MARKER_ENV}={token}".encode()
+    me, out = os.getpid(), []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        if needle in data.split(b"\0"):
+            st = _proc_stat(int(name))
+            if st and st[0] not in ("Z", "X"):
+                out.append(int(name))
+    return out
+
+
+def kill_marked(token: str, within_s: float = 2.0) -> list[int]:
+    """SIGKILL every live process carrying the run's marker (again, for ones forked meanwhile,
+    until none is left or `within_s` has passed); the pids killed."""
+    killed: list[int] = []
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        pids = marked_processes(token)
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                if pid not in killed:
+                    killed.append(pid)
+            except OSError:
+                pass
+        time.sleep(0.02)
+    # a killed process loses its environment before it is gone: wait until it is (or a zombie)
+    while any(pid_alive(p) for p in killed) and time.monotonic() < deadline + 1.0:
+        time.sleep(0.02)
+    return killed
 
 
 class _Tail:
-    """Keeps the last `cap` bytes read from a pipe."""
+    """Keeps the last `cap` bytes read from a pipe (counting all of them in `total`).
 
-    def __init__(self, stream, cap: int = TAIL_BYTES):
-        self.stream, self.cap = stream, cap
+    It reads the raw descriptor after poll() says there is data, and checks `stop` at least every
+    0.1 s: a process that escaped the run may hold the pipe open for ever, and a thread blocked in
+    read() could neither be stopped nor let the pipe be closed (closing a buffered reader waits
+    for the read in progress), which would hang the runner. While `over()` is true (the output
+    cap is reached) it reads nothing more: the writer blocks on the full pipe until it is killed,
+    and the server does not spend its time reading a flood."""
+
+    def __init__(self, stream, cap: int = TAIL_BYTES, over: Optional[Callable[[], bool]] = None):
+        self.stream, self.cap, self.over = stream, cap, over
         self.chunks: collections.deque = collections.deque()
         self.size = 0
         self.total = 0
+        self.stop = threading.Event()
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
     def _read(self) -> None:
         try:
-            while True:
-                data = self.stream.read1(65536) if hasattr(self.stream, "read1") else \
-                    self.stream.read(65536)
+            fd = self.stream.fileno()
+            poller = select.poll() if hasattr(select, "poll") else None
+            if poller is not None:
+                poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+            while not self.stop.is_set():
+                if self.over is not None and self.over():
+                    self.stop.wait(0.05)
+                    continue
+                if poller is not None and not poller.poll(100):
+                    continue
+                data = os.read(fd, 65536)
                 if not data:
                     break
                 self.chunks.append(data)
@@ -183,6 +263,17 @@ class _Tail:
                     self.size -= len(self.chunks.popleft())
         except (OSError, ValueError):
             pass
+
+    @staticmethod
+    def finish(tails: Sequence["_Tail"], drain_s: float = DRAIN_S) -> None:
+        """Let the pipes deliver until end of file for up to `drain_s` in all, then stop reading."""
+        deadline = time.monotonic() + drain_s
+        for t in tails:
+            t.thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        for t in tails:
+            t.stop.set()
+        for t in tails:
+            t.thread.join(timeout=1.0)
 
     def text(self) -> str:
         data = b"".join(self.chunks)[-self.cap:]
@@ -195,22 +286,29 @@ class _Tail:
 class ChildRun:
     def __init__(self):
         self.returncode: Optional[int] = None
-        self.killed: Optional[str] = None  # "timeout" | "cancelled" | "memory"
+        self.killed: Optional[str] = None  # "timeout" | "cancelled" | "memory" | "output"
         self.stdout_tail = ""
         self.stderr_tail = ""
         self.duration_s = 0.0
         self.peak_rss_mb = 0.0
+        self.output_bytes = 0  # stdout and stderr together
         self.start_error: Optional[str] = None
         self.pid: Optional[int] = None  # also the process group id
+        self.leftovers_killed: list[int] = []  # marked processes outside the group, killed
 
 
 def run_child(argv: Sequence[str], *, cwd: str, env: dict, timeout_s: Optional[float],
               memory_mb: Optional[int], cancel: Optional[threading.Event] = None,
               stage_path: Optional[str] = None,
-              on_stage: Optional[Callable[[str], None]] = None) -> ChildRun:
+              on_stage: Optional[Callable[[str], None]] = None,
+              output_mb: Optional[int] = OUTPUT_MB) -> ChildRun:
     """Run one child in its own process group, watched; see the module docstring."""
     run = ChildRun()
     t0 = time.monotonic()
+    # The marker: inherited by everything the child starts (unless it execs with a new
+    # environment), found again in /proc/PID/environ after the run.
+    token = f"{os.getpid()}-{uuid.uuid4().hex}"
+    env = dict(env, **{MARKER_ENV: token})
     try:
         proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -219,9 +317,16 @@ def run_child(argv: Sequence[str], *, cwd: str, env: dict, timeout_s: Optional[f
         run.start_error = f"cannot run {argv[0]}: {e}"
         return run
     pgid = run.pid = proc.pid
-    out, err = _Tail(proc.stdout), _Tail(proc.stderr)
-    stage_pos = 0
     limit = memory_mb * 1024 * 1024 if memory_mb else None
+    out_limit = output_mb * 1024 * 1024 if output_mb else None
+    tails: list[_Tail] = []
+
+    def over_cap() -> bool:
+        return out_limit is not None and sum(t.total for t in tails) > out_limit
+
+    out, err = _Tail(proc.stdout, over=over_cap), _Tail(proc.stderr, over=over_cap)
+    tails += [out, err]
+    stage_pos = 0
     next_mem = 0.0
 
     def poll_stages() -> None:
@@ -253,6 +358,8 @@ def run_child(argv: Sequence[str], *, cwd: str, env: dict, timeout_s: Optional[f
                 run.killed = "cancelled"
             elif timeout_s is not None and now - t0 > timeout_s:
                 run.killed = "timeout"
+            elif over_cap():
+                run.killed = "output"
             elif now >= next_mem:
                 rss = group_rss_bytes(pgid)
                 run.peak_rss_mb = max(run.peak_rss_mb, rss / 2**20)
@@ -260,7 +367,8 @@ def run_child(argv: Sequence[str], *, cwd: str, env: dict, timeout_s: Optional[f
                     run.killed = "memory"
                 next_mem = now + 0.2
             if run.killed:
-                kill_group(pgid)
+                # a runaway (memory, output) gets no grace period: it would go on meanwhile
+                kill_group(pgid, grace_s=0 if run.killed in ("memory", "output") else TERM_GRACE_S)
                 break
             poll_stages()
             if cancel is not None:
@@ -283,8 +391,10 @@ def run_child(argv: Sequence[str], *, cwd: str, env: dict, timeout_s: Optional[f
         # Whatever the child left running in its group (compile workers, the user's processes).
         if group_members(pgid):
             kill_group(pgid, grace_s=0.5)
-        out.thread.join(timeout=2)
-        err.thread.join(timeout=2)
+        # Whatever left the group (setsid) but still carries the run's marker.
+        run.leftovers_killed = kill_marked(token)
+        # Then stop reading, even if something that escaped both still holds the pipes open.
+        _Tail.finish((out, err), drain_s=0 if run.killed == "output" else DRAIN_S)
         for s in (proc.stdout, proc.stderr):
             try:
                 s.close()
@@ -293,6 +403,7 @@ def run_child(argv: Sequence[str], *, cwd: str, env: dict, timeout_s: Optional[f
     poll_stages()
     run.returncode = proc.returncode
     run.stdout_tail, run.stderr_tail = out.text(), err.text()
+    run.output_bytes = out.total + err.total
     run.duration_s = time.monotonic() - t0
     return run
 
@@ -419,12 +530,13 @@ def run_probe(entry: str, *, python: str, cwd: str, device: str = "auto", backen
               mend_scope: Optional[Sequence[str]] = None, unsafe: bool = False, runs: int = 0,
               on_stage: Optional[Callable[[str], None]] = None,
               cancel: Optional[threading.Event] = None, extra_env: Optional[dict] = None,
-              outputs_dir: Optional[str] = None) -> dict:
+              outputs_dir: Optional[str] = None, output_mb: Optional[int] = OUTPUT_MB) -> dict:
     """Probe `entry` ("pkg.module:function") in a child process; see the module docstring.
 
     `outputs_dir`: where the child saves the first compiled call's outputs (`outputs_path`);
     none are saved without it. `mend_scope`: install the mending import hook for these packages
-    first (verify's mended side). `runs`: steady-state calls after the first."""
+    first (verify's mended side). `runs`: steady-state calls after the first. `memory_mb`,
+    `output_mb` (stdout and stderr together): limits (None or 0: none)."""
     cwd = os.path.abspath(cwd)
     python = _interpreter_path(python)
     result = _base_result(entry, python, device, backend)
@@ -461,11 +573,13 @@ def run_probe(entry: str, *, python: str, cwd: str, device: str = "auto", backen
         env = child_env(shim, cwd, private, extra_env)
         run = run_child([python, "-m", "graphmend.probe.child", args_path], cwd=cwd, env=env,
                         timeout_s=timeout_s, memory_mb=memory_mb, cancel=cancel,
-                        stage_path=stage_path, on_stage=on_stage)
+                        stage_path=stage_path, on_stage=on_stage, output_mb=output_mb)
         result["stdout_tail"], result["stderr_tail"] = run.stdout_tail, run.stderr_tail
         result["returncode"] = run.returncode
         result["pid"] = run.pid
         result["peak_rss_mb"] = round(run.peak_rss_mb, 1)
+        result["output_mb"] = round(run.output_bytes / 2**20, 1)
+        result["leftovers_killed"] = run.leftovers_killed
         child_result = None
         if os.path.isfile(result_path) and not run.killed:
             try:
@@ -491,7 +605,12 @@ def run_probe(entry: str, *, python: str, cwd: str, device: str = "auto", backen
                 result["error"] = _error("cancelled", f"{entry}: cancelled", f, ln)
             elif run.killed == "memory":
                 result["error"] = _error("memory", f"{entry} used more than {memory_mb} MiB "
-                                         f"(peak seen {run.peak_rss_mb:.0f} MiB): stopped", f, ln)
+                                         f"(peak seen {run.peak_rss_mb:.0f} MiB): stopped "
+                                         "(its whole process group)", f, ln)
+            elif run.killed == "output":
+                result["error"] = _error("output", f"{entry} wrote more than {output_mb} MiB to "
+                                         f"stdout and stderr: stopped (its whole process group); "
+                                         "the last 64 KiB of each are kept", f, ln)
             else:
                 rc = run.returncode
                 if rc is not None and rc < 0:
@@ -500,7 +619,7 @@ def run_probe(entry: str, *, python: str, cwd: str, device: str = "auto", backen
                     except ValueError:
                         sig = str(-rc)
                     hint = " (the system may have run out of memory)" if -rc == signal.SIGKILL else ""
-                    msg = f"the probe process was killed by {sig}{hint}"
+                    msg = f"the probe process crashed: killed by signal {-rc} ({sig}){hint}"
                 else:
                     msg = f"the probe process exited with status {rc} without a result"
                 tail = _last_lines(run.stderr_tail)
@@ -539,7 +658,8 @@ def compare_outputs(a_path: str, b_path: str, *, python: str, cwd: str, timeout_
         out = os.path.join(private, "compare.json")
         env = child_env(shim, os.path.abspath(cwd), private, None)
         run = run_child([python, "-m", "graphmend.probe.child", "--compare", a_path, b_path, out],
-                        cwd=cwd, env=env, timeout_s=timeout_s, memory_mb=memory_mb, cancel=cancel)
+                        cwd=cwd, env=env, timeout_s=timeout_s, memory_mb=memory_mb, cancel=cancel,
+                        output_mb=OUTPUT_MB)
         if os.path.isfile(out) and not run.killed:
             with open(out, encoding="utf-8") as f:
                 return json.load(f)
