@@ -243,20 +243,12 @@ def _code_counts(findings: list[dict[str, Any]], fixable_only: bool = False) -> 
 
 
 def applied_rewrites(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, int]:
-    """Rewrites applied by the fix: fixable findings before, by ``code/rewrite``, minus the findings
-    of the same code still reported on the mended files."""
+    """Rewrites applied by the fix: fixable findings before, by ``code/rewrite``, minus the fixable
+    findings of the same kind still reported on the mended files. (Declined findings of the same
+    code stay after the fix and must not be counted against the applied ones.)"""
     b = _code_counts(before, fixable_only=True)
-    a: dict[str, int] = {}
-    for f in after:
-        a[str(f["code"])] = a.get(str(f["code"]), 0) + 1
-    out = {}
-    for key, n in b.items():
-        code = key.split("/")[0]
-        left = min(n, a.get(code, 0))
-        a[code] = a.get(code, 0) - left
-        if n - left > 0:
-            out[key] = n - left
-    return out
+    a = _code_counts(after, fixable_only=True)
+    return {key: n - a.get(key, 0) for key, n in b.items() if n - a.get(key, 0) > 0}
 
 
 def break_categories(res: dict[str, Any] | None) -> dict[str, int]:

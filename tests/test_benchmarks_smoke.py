@@ -130,3 +130,22 @@ def test_quick_suite_writes_tables_and_reports_failures(tmp_path):
                          "--write-docs", "--docs", str(again)], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r2.returncode == 0, r2.stdout + r2.stderr
     assert _block(again.read_text(), "scale") == s and _block(again.read_text(), "editor") == e
+
+
+def test_applied_rewrites_ignore_declined_findings_of_the_same_code():
+    """A fix that mended one GM201 site of three (two declined, still reported after) applied one
+    [Where] rewrite; only fixable findings left after the fix count against it."""
+    spec = importlib.util.spec_from_file_location("graphmend_bench_models_test", ROOT / "benchmarks" / "models.py")
+    models = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec.loader.exec_module(models)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    f = lambda code, rewrite, fixable: {"code": code, "rewrite": rewrite, "fixable": fixable}  # noqa: E731
+    declined = [f("GM201", "where", False), f("GM201", "where", False)]
+    before = [f("GM201", "where", True), f("GM102", "defer", True), f("GM102", "defer", True)] + declined
+    assert models.applied_rewrites(before, declined) == {"GM201/where": 1, "GM102/defer": 2}
+    # a fixable site still reported after the fix was not applied
+    assert models.applied_rewrites(before, declined + [f("GM102", "defer", True)]) == {
+        "GM201/where": 1, "GM102/defer": 1}
