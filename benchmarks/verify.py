@@ -1,7 +1,7 @@
 """`graphmend probe --verify` figures: original vs mended, each in a fresh child process with its
 own compile caches, for small-config transformers models (random weights, eval, no_grad).
 
-    python benchmarks/verify.py [--backend inductor] [--runs 20] [--timeout 900] [--specs t5,bart-fp16,phi3]
+    python benchmarks/verify.py [--backend inductor] [--device auto|cpu|cuda] [--runs 20] [--timeout 900] [--specs t5,bart-fp16,phi3]
                                 [--unsafe-fixes/--safe-only] [--json FILE] [--markdown]
 
 The mended side installs the mending import hook for the scope "transformers": transformers'
@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -96,10 +97,21 @@ def table(rows: list[list[str]], markdown: bool) -> str:
     return "\n".join([line(HEADER), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
+def _auto_device(python: str) -> str:
+    """"cuda" when torch in `python` sees a CUDA GPU, else "cpu"."""
+    try:
+        out = subprocess.run([python, "-c", "import torch; print(torch.cuda.is_available())"],
+                             capture_output=True, text=True, timeout=120).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return "cpu"
+    return "cuda" if out == "True" else "cpu"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="inductor")
-    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--device", default="auto",
+                    help="cpu, cuda, ... (default auto: cuda when the interpreter's torch sees a GPU)")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--timeout", type=float, default=900, help="seconds per child process")
     ap.add_argument("--memory-mb", type=int, default=12288)
@@ -116,6 +128,8 @@ def main(argv=None) -> int:
     sys.path.insert(0, os.path.join(ROOT, "server"))
     from graphmend.probe.verify import verify
 
+    if args.device == "auto":
+        args.device = _auto_device(args.python)
     env = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     if args.threads:
         env["OMP_NUM_THREADS"] = str(args.threads)
