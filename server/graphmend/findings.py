@@ -28,6 +28,7 @@ class Category(str, enum.Enum):
     SCALAR = "tensor-to-python"  # .item() and friends
     DYNAMIC_SHAPE = "data-dependent-shape"
     UNSUPPORTED = "unsupported-call"
+    COMPILE_PATH = "compile-only-path"  # [Align]: a path only torch.compile takes
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class Finding:
     code: str
     message: str
     span: Span
-    rewrite: Optional[str] = None  # "defer" | "where" | "trap" | None
+    rewrite: Optional[str] = None  # "defer" | "where" | "trap" | "align" | None
     applicability: Applicability = Applicability.NONE
     decline_reason: Optional[str] = None  # why no (safe) fix, shown in hover and CLI
     entry: Optional[str] = None  # the compiled entry that puts the site in scope
@@ -124,5 +125,9 @@ CATALOGUE: dict[str, Rule] = {
              "An operator whose output shape depends on tensor values breaks the graph.", "GB0036"),
         Rule("GM403", "untraceable-call", Category.UNSUPPORTED, None,
              "A call Dynamo cannot trace (I/O, time, debugger, deepcopy, ...) breaks the graph."),
+        Rule("GM501", "compile-only-none", Category.COMPILE_PATH, "align",
+             "A default built only when not compiling (`if X is None and not is_compiling():`) "
+             "leaves X None under torch.compile; a later use of X fails while Dynamo traces and "
+             "the whole function falls back to eager.", "GB0088"),
     ]
 }

@@ -296,19 +296,50 @@ def _torch_func(q: str) -> Optional[str]:
     return None
 
 
-def compiling_guard(test: ast.expr, symbols: Symbols) -> Optional[bool]:
+def inert(e: ast.expr, kind=None) -> bool:
+    """An operand that cannot have side effects and takes no tensor's truth: a constant, a name,
+    an attribute read (`self.config.is_decoder`), `is`/`is not` comparisons of those, `not` of
+    those. `kind` (an Env's kind function), when given, rules out names known to be tensors."""
+    if isinstance(e, ast.Constant):
+        return True
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        return inert(e.operand, kind)
+    if isinstance(e, (ast.Name, ast.Attribute)):
+        base = e
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if not isinstance(base, ast.Name):
+            return False
+        return kind is None or kind(e) < Kind.DATA
+    if isinstance(e, ast.Compare):
+        return all(isinstance(op, (ast.Is, ast.IsNot)) for op in e.ops) and all(
+            isinstance(x, ast.Constant) or (isinstance(x, (ast.Name, ast.Attribute)) and inert(x))
+            for x in [e.left, *e.comparators])
+    return False
+
+
+def compiling_guard(test: ast.expr, symbols: Symbols, kind=None) -> Optional[bool]:
     """True if `test` is True under Dynamo (`is_compiling()`), False if it is False
-    (`not is_compiling()`, `torch.jit.is_tracing()`), None otherwise."""
+    (`not is_compiling()`, `torch.jit.is_tracing()`), None otherwise.
+
+    An `and` is False under Dynamo when one of its operands is, and every operand before that
+    one is `inert` (so evaluating them cannot raise a tensor's truth or run code: `x is None and
+    not is_compiling()`); an `or` is True under Dynamo in the dual case. `kind`: an Env's kind
+    function, to rule out operands known to be tensors."""
     neg = False
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         neg = not neg
         test = test.operand
     if isinstance(test, ast.BoolOp) and test.values:
-        # `not is_compiling() and C` is False under Dynamo, `is_compiling() or C` True: the first
-        # operand short-circuits, so C is never evaluated there
-        first = compiling_guard(test.values[0], symbols)
-        if first is not None and first is isinstance(test.op, ast.Or):
-            return first != neg
+        # `not is_compiling() and C` is False under Dynamo, `is_compiling() or C` True: that
+        # operand short-circuits, so what follows it is never evaluated there
+        decides = isinstance(test.op, ast.Or)
+        for v in test.values:
+            g = compiling_guard(v, symbols, kind)
+            if g is decides:
+                return g != neg
+            if g is None and not inert(v, kind):
+                return None
         return None
     if isinstance(test, ast.Call) and not test.args:
         q = symbols.qualify(test.func) or ""

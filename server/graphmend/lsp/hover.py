@@ -19,7 +19,7 @@ from graphmend.textlines import split_lines
 if TYPE_CHECKING:
     from graphmend.lsp.server import GraphMendServer
 
-REWRITE_NAMES = {"defer": "[Defer]", "where": "[Where]", "trap": "[Trap]"}
+REWRITE_NAMES = {"defer": "[Defer]", "where": "[Where]", "trap": "[Trap]", "align": "[Align]"}
 PREVIEW_LINES = 25
 
 

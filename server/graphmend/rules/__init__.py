@@ -14,10 +14,10 @@ from graphmend.analysis.dataflow import Env
 from graphmend.analysis.detect import Site
 from graphmend.analysis.symbols import Symbols
 from graphmend.findings import CATALOGUE, Finding, Pos, Span, TextEdit
-from graphmend.rules import defer, trap, unmendable, where
+from graphmend.rules import compile_path, defer, trap, unmendable, where
 from graphmend.rules.base import Context
 
-MODULES: tuple[ModuleType, ...] = (defer, where, trap, unmendable)
+MODULES: tuple[ModuleType, ...] = (defer, where, trap, unmendable, compile_path)
 BY_CODE: dict[str, ModuleType] = {c: m for m in MODULES for c in m.CODES}
 DOCS_URL = "https://github.com/graphmend/graphmend/blob/main/docs/rules/{code}.md"
 
@@ -35,7 +35,7 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
     verdict = mod.judge(site, ctx, env)
     rule = CATALOGUE[site.code]
     node = site.node
-    if site.code in ("GM201", "GM301") and isinstance(node, (ast.If, ast.While, ast.Assert)):
+    if site.code in ("GM201", "GM301", "GM501") and isinstance(node, (ast.If, ast.While, ast.Assert)):
         anchor = node.test  # underline the condition, not the whole statement
     else:
         anchor = node
