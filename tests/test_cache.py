@@ -72,6 +72,39 @@ def test_hits_and_invalidation(tmp_path, monkeypatch):
     assert c4.hits == 0
 
 
+def test_another_engine_never_reuses_the_cache(tmp_path, monkeypatch):
+    """Results of other engine code (an edited rule, with the same __version__) are not served."""
+    import graphmend.cache
+    pkg = project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cdir = str(tmp_path / "cache")
+    c1 = ScanCache(cdir, Settings())
+    check(pkg, c1)
+    c1.save()
+    assert ScanCache(cdir, Settings()).entries  # the same engine finds its entries
+    monkeypatch.setattr(graphmend.cache, "engine_fingerprint", lambda *a: "another engine")
+    c2 = ScanCache(cdir, Settings())
+    check(pkg, c2)
+    assert c2.hits == 0 and c2.misses == 3
+
+
+def test_engine_fingerprint_follows_the_rule_sources(tmp_path, monkeypatch):
+    from graphmend import fingerprint
+    pkg = tmp_path / "graphmend"
+    (pkg / "rules").mkdir(parents=True)
+    (pkg / "rules" / "where.py").write_text("A = 1\n")
+    monkeypatch.setattr(fingerprint, "PACKAGE_DIR", pkg)
+    fingerprint.engine_fingerprint.cache_clear()
+    try:
+        a = fingerprint.engine_fingerprint("t")
+        (pkg / "rules" / "where.py").write_text("A = 2\n")
+        fingerprint.engine_fingerprint.cache_clear()
+        assert fingerprint.engine_fingerprint("t") != a
+    finally:
+        fingerprint.engine_fingerprint.cache_clear()
+
+
 def test_cli_output_same_with_cache(tmp_path):
     pkg = project(tmp_path)
     cmd = [sys.executable, "-m", "graphmend", "check", "--format", "json", str(pkg)]

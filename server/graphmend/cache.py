@@ -3,7 +3,8 @@ function, before cross-file scope is decided), reused while the file and every m
 analysis consulted (base classes resolved in other files) are unchanged.
 
 A file's entry is valid when its size and mtime and those of its dependencies match what was
-recorded before it was read. One pickle per graphmend version, Python version and setting that
+recorded before it was read. One pickle per graphmend version and engine fingerprint (a hash of
+its source: `graphmend.fingerprint`), Python version and setting that
 changes a summary (`scope`), in `.graphmend_cache/` under the current directory (like ruff's
 `.ruff_cache`), or `cache-dir` / $GRAPHMEND_CACHE_DIR. Scope across files is recomputed from the
 summaries on every run, so a change in one file still reaches the findings of others.
@@ -14,13 +15,12 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import sys
 import tempfile
 import zlib
 from typing import Optional
 
-from graphmend import __version__
 from graphmend.config import Settings
+from graphmend.fingerprint import engine_fingerprint
 
 DEFAULT_DIR = ".graphmend_cache"
 Stat = tuple[int, int]  # (size, mtime_ns)
@@ -41,7 +41,7 @@ def default_dir(settings: Settings) -> str:
 class ScanCache:
     def __init__(self, directory: str, settings: Settings):
         self.directory = directory
-        key = f"{__version__}|{sys.version_info[:2]}|scope={settings.scope}"
+        key = f"{engine_fingerprint('check', (__file__,))}|scope={settings.scope}"
         name = hashlib.sha1(key.encode()).hexdigest()[:16]
         self.path = os.path.join(directory, f"summaries-{name}.pickle")
         self.entries: dict[str, tuple] = {}

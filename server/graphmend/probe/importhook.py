@@ -168,31 +168,10 @@ def in_scope(name: str, scope: Sequence[str]) -> bool:
 # --------------------------------------------------------------------------- fingerprints
 
 
-_FINGERPRINT: Optional[str] = None
-
-
 def engine_fingerprint() -> str:
-    """graphmend's version plus the CONTENT of the sources that decide a mend (analysis, rules,
-    rewrite, config, findings, this hook): a cache entry made by other code is never reused,
-    and editing graphmend's other parts (CLI, language server) does not invalidate it."""
-    global _FINGERPRINT
-    if _FINGERPRINT is None:
-        from graphmend import __version__
-        h = hashlib.sha256(f"graphmend {__version__} cache {CACHE_FORMAT} py{sys.version_info[:2]}".encode())
-        files = [PACKAGE_DIR / n for n in ("__init__.py", "config.py", "findings.py", "textlines.py",
-                                           "dynamo_registry.py")]
-        for sub in ("analysis", "rules", "rewrite"):
-            files += sorted((PACKAGE_DIR / sub).glob("*.py"))
-        files.append(Path(__file__).resolve())
-        for p in files:
-            try:
-                data = p.read_bytes()
-            except OSError:
-                continue
-            h.update(f"{p.relative_to(PACKAGE_DIR) if p.is_relative_to(PACKAGE_DIR) else p.name}:".encode())
-            h.update(hashlib.sha256(data).digest())
-        _FINGERPRINT = h.hexdigest()
-    return _FINGERPRINT
+    """graphmend.fingerprint's, with this hook's own source and cache format."""
+    from graphmend.fingerprint import engine_fingerprint as fingerprint
+    return fingerprint(f"cache {CACHE_FORMAT}", (__file__,))
 
 
 def settings_fingerprint(settings) -> str:
