@@ -768,3 +768,28 @@ def test_hooks_are_entries_only_outside_compiled_scope():
            "m = nn.Linear(2, 2)\nm.register_forward_hook(hook)\n")
     assert [f.code for f in analyze_source(src).findings] == ["GM101"]
     assert analyze_source(src, settings=Settings(scope="compiled")).findings == []
+
+
+@pytest.mark.parametrize("name", ["t5/modeling_t5.py", "bart/modeling_bart.py", "longt5/modeling_longt5.py"])
+def test_single_file_check_walks_only_what_is_reached_with_the_same_findings(name):
+    """analyze_source walks only the functions its entries (and the external ones) reach: the
+    findings equal those of walking every function, then keeping the reached ones."""
+    from graphmend.analysis.engine import findings_in_scope
+    from graphmend.analysis.scope import reach
+    files = [p for p in _modeling_files() if str(p).replace("\\", "/").endswith(name)]
+    if not files:
+        pytest.skip("transformers is not installed")
+    text = files[0].read_text(encoding="utf-8")
+    settings = Settings()
+    full = summarize(text, str(files[0]), settings)
+    # a helper nothing in the file reaches, said to be reached from another file
+    unreached = sorted(set(full.scope.defined) - set(reach([full.scope]).get(full.scope.module, {})))
+    external = {unreached[0]: "other.py:Model.forward"} if unreached else {}
+    for q, label in external.items():
+        full.scope.entries.setdefault(q, f"via {label}")
+    want = findings_in_scope(full, reach([full.scope]).get(full.scope.module, {}), settings).findings
+    got = analyze_source(text, str(files[0]), settings, external=external).findings
+    key = lambda f: (f.code, f.span.start.line, f.span.start.col, f.entry, f.applicability)  # noqa: E731
+    assert [key(f) for f in got] == [key(f) for f in want] and want
+    lean = summarize(text, str(files[0]), settings, select=lambda s: {})
+    assert not lean.by_function and full.by_function  # nothing selected: nothing walked

@@ -12,7 +12,8 @@ import contextlib
 import gc
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import replace
+from typing import Callable, Optional
 
 from graphmend.analysis.detect import FunctionWalker
 from graphmend.analysis.scope import FileScope, file_scope, reach
@@ -116,11 +117,19 @@ def _no_gc():
             gc.enable()
 
 
+Select = Callable[["FileSummary"], Optional[dict[str, str]]]
+
+
 def summarize(text: str, path: str = "<string>", settings: Optional[Settings] = None,
-              workspace: Optional[Workspace] = None, module: Optional[str] = None) -> FileSummary:
+              workspace: Optional[Workspace] = None, module: Optional[str] = None,
+              select: Optional[Select] = None) -> FileSummary:
+    """The file's symbols, scope and the findings of its functions (`by_function`). `select`,
+    called once the scope is known, may name the only functions whose findings are wanted
+    (qualname -> label; None: all): a single-file check knows what is reached before it walks
+    the functions, and walking only those is most of its time on a large file."""
     with _no_gc():
         try:
-            return _summarize(text, path, settings, workspace, module)
+            return _summarize(text, path, settings, workspace, module, select)
         except RecursionError:  # a backstop: the parse and each function are guarded below
             summary = FileSummary(path, None, suppressions=suppressions(text))
             summary.syntax_error = too_deep_finding()
@@ -135,7 +144,7 @@ def too_deep_finding(line: int = 1) -> Finding:
 
 
 def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Optional[Workspace],
-               module: Optional[str]) -> FileSummary:
+               module: Optional[str], select: Optional[Select] = None) -> FileSummary:
     from graphmend.rules import judge  # rules build messages and decide fixability
 
     settings = settings or Settings()
@@ -161,8 +170,9 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
     sym = Symbols(tree, mod, is_package=path.endswith("__init__.py"))
     summary.symbols = sym
     summary.scope = file_scope(sym, ws, settings.scope)
+    wanted = select(summary) if select is not None else None
     for fi in sym.all_functions:
-        if fi.qualname in summary.scope.disabled:
+        if fi.qualname in summary.scope.disabled or (wanted is not None and fi.qualname not in wanted):
             continue
         walker = FunctionWalker(sym, fi)
         try:
@@ -206,12 +216,24 @@ def analyze_source(text: str, path: str = "<string>", settings: Optional[Setting
     a syntax error becomes a GM001 finding. `external`: functions of this file that entries
     elsewhere reach (qualname -> that entry), as `reach` over the workspace found them."""
     settings = settings or Settings()
-    summary = summarize(text, path, settings, workspace)
-    if summary.scope is not None:
-        for q, label in (external or {}).items():
-            summary.scope.entries.setdefault(q, f"via {label}")
-    reached = reach([summary.scope]).get(summary.scope.module, {}) if summary.scope else {}
+    reached: dict[str, str] = {}
+    select = reached_in_file(external or {}, reached)
+    summary = summarize(text, path, settings, workspace, select=select)
     return findings_in_scope(summary, reached, settings)
+
+
+def reached_in_file(external: dict[str, str], out: dict[str, str]) -> Select:
+    """A `select` for `summarize` of one file on its own: the functions reached from its entries
+    and from `external` (functions of this file that entries elsewhere reach: qualname -> that
+    entry), stored into `out` (qualname -> label) too. The summary's own scope is left as the
+    file declares it."""
+    def select(summary: FileSummary) -> dict[str, str]:
+        own = summary.scope
+        entries = {q: f"via {label}" for q, label in external.items()}
+        entries.update(own.entries)  # the file's own entries keep their labels
+        out.update(reach([replace(own, entries=entries)]).get(own.module, {}))
+        return out
+    return select
 
 
 def analyze_many(summaries: list[FileSummary], settings: Settings) -> list[FileAnalysis]:

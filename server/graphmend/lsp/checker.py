@@ -8,8 +8,8 @@ import difflib
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from graphmend.analysis.engine import FileAnalysis, LineIndex, findings_in_scope, summarize
-from graphmend.analysis.scope import FileScope, reach
+from graphmend.analysis.engine import FileAnalysis, LineIndex, findings_in_scope, reached_in_file, summarize
+from graphmend.analysis.scope import FileScope
 from graphmend.analysis.symbols import Symbols
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
@@ -70,9 +70,9 @@ def check(text: str, path: str, version: Optional[int], settings: Settings, work
           external: dict[str, str], previous: Optional[Checked] = None) -> Checked:
     """Findings of `text`; `external` are the functions of this file that entries in other
     workspace files reach. On a syntax error, `previous` findings are carried over."""
-    summary = summarize(text, path, settings, workspace)
-    own = replace(summary.scope, entries=dict(summary.scope.entries)) if summary.scope else None
-    out = Checked(version, text, settings, symbols=summary.symbols, scope=own)
+    reached: dict[str, str] = {}
+    summary = summarize(text, path, settings, workspace, select=reached_in_file(external, reached))
+    out = Checked(version, text, settings, symbols=summary.symbols, scope=summary.scope)
     if summary.syntax_error is not None:
         out.syntax_error = summary.syntax_error
         if previous is not None:
@@ -80,12 +80,6 @@ def check(text: str, path: str, version: Optional[int], settings: Settings, work
             prev_text = previous.text
             out.carried = carry_over(base, prev_text, text)
         return out
-    if summary.scope is not None:
-        for q, label in external.items():
-            summary.scope.entries.setdefault(q, f"via {label}")
-        reached = reach([summary.scope]).get(summary.scope.module, {})
-    else:
-        reached = {}
     fa: FileAnalysis = findings_in_scope(summary, reached, settings)
     out.findings = [f for f in fa.findings if shown(f.code, settings)]
     return out
