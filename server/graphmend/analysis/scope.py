@@ -151,9 +151,8 @@ def _compile_calls(sym: Symbols, fs: FileScope, module_classes: set[str], hooks:
     if not any(_is_compile(c.func, sym) or (isinstance(c.func, ast.Attribute) and c.func.attr in HOOK_METHODS)
                for c in calls):
         return
-    for node in ast.walk(sym.tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                and isinstance(node.value.func, ast.Name) and node.value.func.id in sym.classes:
+    for node in sym.name_call_assigns:
+        if node.value.func.id in sym.classes:
             for t in node.targets:
                 if isinstance(t, ast.Name):
                     instances[t.id] = node.value.func.id

@@ -81,6 +81,7 @@ class Symbols:
         from graphmend.analysis.dataflow import TENSOR_EVIDENCE  # the one list of tensor methods
 
         module_calls = self.module_calls = []
+        self.name_call_assigns: list[ast.Assign] = []  # every `x = f(...)`, anywhere in the file
         # stack items: (node, enclosing FunctionInfo or None, class being defined or None, prefix)
         stack: list = [(n, None, None, "") for n in reversed(self.tree.body)]
         while stack:
@@ -141,11 +142,13 @@ class Symbols:
                         and any(isinstance(e, (ast.Slice,)) or (isinstance(e, ast.Constant) and e.value is Ellipsis)
                                 for e in node.slice.elts):
                     fi.evidence.add(node.value.id)
-            elif isinstance(node, ast.Assign) and fi is not None and fi.cls is not None \
-                    and isinstance(node.value, ast.Call):
-                for t in node.targets:
-                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                        self._self_assigns.append((fi.cls, t.attr, node.value))
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                if isinstance(node.value.func, ast.Name):  # `m = Model(...)` (torch.compile(m) targets)
+                    self.name_call_assigns.append(node)
+                if fi is not None and fi.cls is not None:
+                    for t in node.targets:
+                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                            self._self_assigns.append((fi.cls, t.attr, node.value))
             for child in reversed(list(ast.iter_child_nodes(node))):
                 stack.append((child, fi, cls if fi is None and isinstance(node, (ast.If, ast.Try, ast.With))
                               else None, prefix))
