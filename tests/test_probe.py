@@ -346,10 +346,14 @@ def test_probe_settings():
     assert (s.entry, s.device, s.backend, s.timeout, s.memory_mb, s.runs, s.scope) == (
         "fixpkg.models:probe", "cpu", "eager", 120.0, 4096, 3, ["fixpkg"])
     assert s.root == str(FIX) and s.interpreter() == sys.executable and not s.unsafe
+    assert s.output_mb == 512  # the default cap
     s, errors = probe_settings_from_dict({"device": "tpu", "timeout": "x", "memory-mb": 0,
-                                          "python": ".venv/bin/python", "bogus": 1})
-    assert s.device == "auto" and s.timeout == 120.0 and s.memory_mb is None
+                                          "python": ".venv/bin/python", "bogus": 1, "output-mb": 0})
+    assert s.device == "auto" and s.timeout == 120.0 and s.memory_mb is None and s.output_mb is None
     assert len(errors) == 3 and any("bogus" in e for e in errors)
+    s2, errors2 = probe_settings_from_dict({"output-mb": 64})
+    assert s2.output_mb == 64 and errors2 == []
+    assert probe_settings_from_dict({"output-mb": "lots"})[1]  # a clear error, the default kept
     s.root = "/proj"
     assert s.interpreter() == "/proj/.venv/bin/python"
     s.entry = "examples.tiny_model:probe"

@@ -253,6 +253,14 @@ def test_cli_reports_a_crash_clearly():
             "crashed: killed by signal 11 (SIGSEGV):") in p.stdout
 
 
+def test_cli_output_cap_from_the_command_line():
+    p = subprocess.run([PY, "-m", "graphmend", "probe", "fencepkg.entries:flood_stdout",
+                        "--project", str(FENCE), "--timeout", "60", "--output-mb", "8"],
+                       cwd=FENCE, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2, (p.stdout[-2000:], p.stderr[-2000:])
+    assert "more than 8 MiB to stdout and stderr" in p.stdout, p.stdout[-2000:]
+
+
 # --------------------------------------------------------------------------- the server
 
 

@@ -81,6 +81,7 @@ class ProbeOptions:
     backend: str = "eager"
     timeout_s: float = 120.0
     memory_mb: Optional[int] = 8192
+    output_mb: Optional[int] = 512
     runs: int = 20
     scope: list[str] = field(default_factory=list)
     cwd: Optional[str] = None
@@ -93,7 +94,8 @@ def options(server: "GraphMendServer") -> tuple[ProbeOptions, list[str]]:
     ps, errors = load_probe_settings(root)
     o = ProbeOptions(entry=ps.entry, python=ps.interpreter(), device=ps.device or "auto",
                      backend=ps.backend or "eager", timeout_s=float(ps.timeout or 120),
-                     memory_mb=ps.memory_mb, runs=int(ps.runs or 20), scope=ps.default_scope(),
+                     memory_mb=ps.memory_mb, output_mb=ps.output_mb, runs=int(ps.runs or 20),
+                     scope=ps.default_scope(),
                      cwd=ps.root or root)
     ed = server.settings.probe or {}
     o.enable = bool(ed.get("enable", False)) is True
@@ -170,7 +172,8 @@ async def run(server: "GraphMendServer") -> dict:
 
     def work(on_stage, cancel):
         return run_probe(o.entry, python=o.python, cwd=o.cwd, device=o.device, backend=o.backend,
-                         timeout_s=o.timeout_s, memory_mb=o.memory_mb, on_stage=on_stage, cancel=cancel)
+                         timeout_s=o.timeout_s, memory_mb=o.memory_mb, output_mb=o.output_mb,
+                         on_stage=on_stage, cancel=cancel)
 
     result = await _with_progress(server, f"GraphMend: probing {o.entry}", work, state, "probe")
     state.set(result, "probe")
@@ -194,7 +197,7 @@ async def verify(server: "GraphMendServer") -> dict:
     def work(on_stage, cancel):
         return run_verify(o.entry, python=o.python, cwd=o.cwd, device=o.device, backend=o.backend,
                           timeout_s=o.timeout_s, scope=scope, unsafe=unsafe, runs=o.runs,
-                          memory_mb=o.memory_mb, on_stage=on_stage, cancel=cancel)
+                          memory_mb=o.memory_mb, output_mb=o.output_mb, on_stage=on_stage, cancel=cancel)
 
     result = await _with_progress(server, f"GraphMend: verifying the mends of {o.entry}", work, state, "verify")
     state.verify = result

@@ -1,7 +1,7 @@
 """`graphmend probe` and `graphmend import-log` (dispatched here by graphmend.cli).
 
     graphmend probe [ENTRY] [--json] [--device auto|cpu|cuda] [--backend eager|inductor|aot_eager]
-                    [--timeout S] [--memory-mb N] [--python PATH] [--verify] [--scope PKG,...]
+                    [--timeout S] [--memory-mb N] [--output-mb N] [--python PATH] [--verify] [--scope PKG,...]
                     [--unsafe-fixes] [--runs N] [--project DIR]
     graphmend import-log PATH [--json] [--project DIR]
 
@@ -174,6 +174,8 @@ def _probe_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, metavar="S", help="seconds per child process")
     p.add_argument("--memory-mb", type=int, metavar="N",
                    help="resident memory limit of the probe's processes (0: none)")
+    p.add_argument("--output-mb", type=int, metavar="N",
+                   help="limit on what the probe writes to stdout and stderr together (0: none)")
     p.add_argument("--python", metavar="PATH", help="the interpreter with torch")
     p.add_argument("--verify", action="store_true", help="original vs mended")
     p.add_argument("--scope", type=_csv, metavar="PKG,...",
@@ -228,6 +230,8 @@ def main_probe(argv: Sequence[str]) -> int:
         s.python = os.path.abspath(args.python) if os.sep in args.python else args.python
     if args.memory_mb is not None:
         s.memory_mb = args.memory_mb or None
+    if args.output_mb is not None:
+        s.output_mb = args.output_mb or None
     if args.scope is not None:
         s.scope = args.scope
     runs = args.runs if args.runs is not None else (s.runs if s.runs is not None else
@@ -243,7 +247,8 @@ def main_probe(argv: Sequence[str]) -> int:
             scope = s.default_scope()
             v = verify(entry, python=s.interpreter(), cwd=root, device=s.device,
                        backend=s.backend, timeout_s=s.timeout, scope=scope, unsafe=s.unsafe,
-                       runs=runs, on_stage=progress, memory_mb=s.memory_mb)
+                       runs=runs, on_stage=progress, memory_mb=s.memory_mb,
+                       output_mb=s.output_mb)
             if args.json:
                 _out(json.dumps(v, indent=2, default=str))
             else:
@@ -255,7 +260,7 @@ def main_probe(argv: Sequence[str]) -> int:
         from graphmend.probe.runner import run_probe
         r = run_probe(entry, python=s.interpreter(), cwd=root, device=s.device,
                       backend=s.backend, timeout_s=s.timeout, memory_mb=s.memory_mb, runs=runs,
-                      on_stage=progress)
+                      on_stage=progress, output_mb=s.output_mb)
     except KeyboardInterrupt:
         _err("graphmend: interrupted")
         return 130

@@ -39,6 +39,7 @@ class ProbeSettings:
     backend: str = "eager"
     timeout: float = 120.0
     memory_mb: Optional[int] = 8192
+    output_mb: Optional[int] = 512  # stdout + stderr of the child together
     runs: Optional[int] = None  # None: 0 for probe, 20 for verify
     scope: list[str] = field(default_factory=list)
     unsafe: bool = False
@@ -118,6 +119,13 @@ def probe_settings_from_dict(data: dict, base: Optional[ProbeSettings] = None) \
                 v = _num("memory-mb", value, int, errors, minimum=64)
                 if v is not None:
                     s.memory_mb = v
+        elif key in ("output_mb", "output"):
+            if value is False or value == 0:
+                s.output_mb = None
+            else:
+                v = _num("output-mb", value, int, errors, minimum=1)
+                if v is not None:
+                    s.output_mb = v
         elif key == "runs":
             v = _num("runs", value, int, errors, minimum=0)
             if v is not None:

@@ -45,9 +45,9 @@ def verify(entry: str, *, python: str, cwd: str, device: str = "auto", backend: 
            timeout_s: float = 300, scope: Sequence[str], unsafe: bool = False, runs: int = 20,
            on_stage: Optional[Callable[[str], None]] = None,
            cancel: Optional[threading.Event] = None, memory_mb: Optional[int] = 8192,
-           extra_env: Optional[dict] = None) -> dict:
-    """Original vs mended; see the module docstring. `timeout_s` and `memory_mb` apply to each
-    child. Never raises for the user's code: failures come back as `ok: False` with `error`
+           extra_env: Optional[dict] = None, output_mb: Optional[int] = 512) -> dict:
+    """Original vs mended; see the module docstring. `timeout_s`, `memory_mb` and `output_mb`
+    apply to each child. Never raises for the user's code: failures come back as `ok: False` with `error`
     (with `side`: "original", "mended" or "compare")."""
     scope = [s for s in (scope or []) if s]
     out: dict = {"ok": False, "error": None, "entry": entry, "scope": scope, "unsafe": bool(unsafe),
@@ -78,7 +78,7 @@ def verify(entry: str, *, python: str, cwd: str, device: str = "auto", backend: 
                 entry, python=python, cwd=cwd, device=device, backend=backend,
                 timeout_s=timeout_s, memory_mb=memory_mb, mend_scope=mend, unsafe=unsafe,
                 runs=runs, on_stage=staged(side), cancel=cancel, extra_env=extra_env,
-                outputs_dir=os.path.join(work, side))
+                outputs_dir=os.path.join(work, side), output_mb=output_mb)
             out[side] = sides[side]
             if not sides[side].get("ok"):
                 err = dict(sides[side].get("error") or {"kind": "crashed", "message": "failed"})
