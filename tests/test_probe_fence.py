@@ -23,8 +23,9 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from graphmend.probe.runner import TAIL_BYTES, TERM_GRACE_S, run_probe
-from lsp_client import SERVER, capabilities, wait_for
-from test_lsp import install_handlers, open_doc
+from lsp_client import SERVER, wait_for
+from test_lsp import open_doc
+from test_lsp_probe import start
 
 FENCE = Path(__file__).parent / "probe_fixtures" / "fence"
 ENTRIES = FENCE / "fencepkg" / "entries.py"
@@ -268,16 +269,6 @@ def fence_project(tmp_path: Path) -> Path:
     root = tmp_path / "fence"
     shutil.copytree(FENCE, root, ignore=shutil.ignore_patterns("__pycache__"))
     return root
-
-
-async def start(client: LanguageClient, root: Path, options: dict) -> None:
-    install_handlers(client)
-    client.profile = "visual-studio-code"
-    client.root = root
-    await client.initialize_session(types.InitializeParams(
-        capabilities=capabilities("visual-studio-code"), root_uri=root.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="fence")],
-        initialization_options={"debounceMs": 20, **options}))
 
 
 async def run_command(client: LanguageClient, within_s: float) -> tuple[dict, float]:

@@ -112,20 +112,14 @@ def probe_settings_from_dict(data: dict, base: Optional[ProbeSettings] = None) \
             v = _num("timeout", value, float, errors, minimum=1)
             if v is not None:
                 s.timeout = v
-        elif key in ("memory_mb", "memory"):
-            if value is False or value == 0:
-                s.memory_mb = None
+        elif key in ("memory_mb", "memory", "output_mb", "output"):
+            attr = "memory_mb" if key.startswith("memory") else "output_mb"
+            if value is False or value == 0:  # no limit
+                setattr(s, attr, None)
             else:
-                v = _num("memory-mb", value, int, errors, minimum=64)
+                v = _num(attr.replace("_", "-"), value, int, errors, minimum=64 if attr == "memory_mb" else 1)
                 if v is not None:
-                    s.memory_mb = v
-        elif key in ("output_mb", "output"):
-            if value is False or value == 0:
-                s.output_mb = None
-            else:
-                v = _num("output-mb", value, int, errors, minimum=1)
-                if v is not None:
-                    s.output_mb = v
+                    setattr(s, attr, v)
         elif key == "runs":
             v = _num("runs", value, int, errors, minimum=0)
             if v is not None:
