@@ -142,6 +142,9 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
                 return None, (f"the branch contains {_describe(s)}; only assignments to local names "
                               "become torch.where")
             name = s.targets[0].id
+            if name in vals:
+                return None, (f"`{name}` is assigned twice in the same branch; the where would keep only "
+                              "the last value and drop computing the first (which may raise)")
             if any(isinstance(n, ast.Name) and (n.id in vals) for n in ast.walk(s.value)):
                 return None, f"`{name}` uses a value assigned earlier in the same branch"
             if env.kind(s.value) is Kind.STATIC and name not in site.kinds:
