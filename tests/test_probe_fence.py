@@ -175,6 +175,26 @@ def test_interpreter_crash_is_reported_with_its_signal(tmp_path, name, sig, said
 # --------------------------------------------------------------------------- (e) children
 
 
+def test_pages_shared_after_a_fork_count_once(tmp_path):
+    """A process holding 200 MiB forks three children that sleep: summed RSS would be 800 MiB
+    and stop a run at a 300 MiB... limit that the group does not use; the group's memory is
+    counted by PSS once it has several processes."""
+    from graphmend.probe.runner import group_rss_bytes, kill_group
+    code = ("import os, time\nb = bytearray(200 * 2**20)\nfor i in range(0, len(b), 4096): b[i] = 1\n"
+            "for _ in range(3):\n    if os.fork() == 0:\n        time.sleep(60)\n        os._exit(0)\n"
+            "print('ready', flush=True)\ntime.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        total = group_rss_bytes(proc.pid) / 2**20
+        assert 190 < total < 400, total  # not 4 x 200 MiB
+    finally:
+        kill_group(proc.pid, grace_s=0)
+        proc.wait(10)
+
+
 def test_forked_children_ignoring_sigterm_are_ended_with_the_group(tmp_path):
     r, took, pidfile = probe(tmp_path, "fork_children")
     assert r["error"]["kind"] == "exception" and "left three children behind" in r["error"]["message"]

@@ -17,7 +17,8 @@ The child:
 
 The runner watches it every 0.1 s: past `timeout_s` or when `cancel` is set, it sends SIGTERM to
 the group, then SIGKILL to whatever is left after a grace period; when the resident memory of the
-whole group (summed from /proc every 0.2 s) exceeds `memory_mb`, or stdout and stderr together
+whole group (summed from /proc every 0.2 s; proportional set sizes when it has several
+processes, so pages shared after a fork count once) exceeds `memory_mb`, or stdout and stderr together
 exceed `output_mb`, it sends SIGKILL at once (a runaway must not keep going for a grace period).
 It also ends leftovers of the group when the child exits normally, and then every process that
 still carries this run's marker (GRAPHMEND_PROBE_RUN=<token>, set in the child's environment and
@@ -125,18 +126,37 @@ def group_members(pgid: int) -> list[int]:
     return out
 
 
+def _pss_bytes(pid: int) -> Optional[int]:
+    """Proportional set size (shared pages divided among the processes sharing them), from
+    /proc/PID/smaps_rollup (Linux 4.14+), or None."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+            for line in f:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def group_rss_bytes(pgid: int) -> int:
+    """Resident memory of the group's live processes. One process: its RSS (cheap, from
+    /proc/PID/stat). Several: the sum of their PSS, so that pages a forked child shares with its
+    parent (all of torch, after a fork) count once, not once per process; RSS where PSS cannot
+    be read. (PSS costs a few ms a process to read, hence only then.)"""
     if not _has_proc():
         return 0
     page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-    total = 0
+    members = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         st = _proc_stat(int(name))
         if st and st[1] == pgid and st[0] not in ("Z", "X"):
-            total += st[2] * page
-    return total
+            members.append((int(name), st[2] * page))
+    if len(members) == 1:
+        return members[0][1]
+    return sum(p if (p := _pss_bytes(pid)) is not None else rss for pid, rss in members)
 
 
 def pid_alive(pid: int) -> bool:
