@@ -4,10 +4,8 @@ under torch.compile with a counting backend, and compare everything a user could
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import logging
-import sys
 import uuid
 import warnings
 from dataclasses import dataclass, field
@@ -16,18 +14,16 @@ from pathlib import Path
 import torch
 
 from graphmend.config import Settings
+from loading import load_path
 from graphmend.rewrite import fix_source
 
 
 def load_module(src: str, tmp: Path, stem: str):
+    """Write `src` to a fresh file in `tmp` and import it under a unique name."""
     name = f"gm_{stem}_{uuid.uuid4().hex[:8]}"
     path = tmp / f"{name}.py"
     path.write_text(src)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_path(path, name)
 
 
 class Counter:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from loading import load_path
+
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "benchmarks" / "suite.py"
 DOCS = ROOT / "docs" / "benchmarks.md"
@@ -20,13 +22,7 @@ PARTS = ["models", "precision", "editor", "scale", "speed"]
 
 
 def _suite():
-    name = "graphmend_bench_suite_test"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, SUITE)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return load_path(SUITE, "graphmend_bench_suite_test", reuse=True)
 
 
 def _block(text: str, part: str) -> str:
@@ -135,11 +131,9 @@ def test_quick_suite_writes_tables_and_reports_failures(tmp_path):
 def test_applied_rewrites_ignore_declined_findings_of_the_same_code():
     """A fix that mended one GM201 site of three (two declined, still reported after) applied one
     [Where] rewrite; only fixable findings left after the fix count against it."""
-    spec = importlib.util.spec_from_file_location("graphmend_bench_models_test", ROOT / "benchmarks" / "models.py")
-    models = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
-        spec.loader.exec_module(models)
+        models = load_path(ROOT / "benchmarks" / "models.py", "graphmend_bench_models_test", reuse=True)
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
     f = lambda code, rewrite, fixable: {"code": code, "rewrite": rewrite, "fixable": fixable}  # noqa: E731

@@ -11,14 +11,12 @@ release fixes it, the strict xfail below fails: then drop the note in docs/bench
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 
 import pytest
 import torch
 
-from difftest import mend
+from difftest import load_module, mend
 
 SOURCE = textwrap.dedent('''
     import logging
@@ -42,16 +40,6 @@ SOURCE = textwrap.dedent('''
 ''')
 
 
-def _load(tmp_path, text):
-    path = tmp_path / "known_issue_mended.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("known_issue_mended", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _run(module, backend):
     torch.manual_seed(0)
     m = module.M().eval()
@@ -64,7 +52,7 @@ def _run(module, backend):
 
 
 def test_the_mended_module_compiles_as_one_graph_with_aot_eager(tmp_path):
-    module = _load(tmp_path, mend(SOURCE))
+    module = load_module(mend(SOURCE), tmp_path, "known_issue")
     assert "_graphmend_log(" in open(module.__file__).read()
     assert _run(module, "aot_eager")
 
@@ -73,4 +61,4 @@ def test_the_mended_module_compiles_as_one_graph_with_aot_eager(tmp_path):
                    reason="torch 2.13 CPU inductor fuses across the ordered effectful op and frees a buffer "
                           "before the fused kernel reads it (UnboundLocalError: bufN)")
 def test_inductor_fuses_across_a_deferred_message(tmp_path):
-    assert _run(_load(tmp_path, mend(SOURCE)), "inductor")
+    assert _run(load_module(mend(SOURCE), tmp_path, "known_issue"), "inductor")

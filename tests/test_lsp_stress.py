@@ -13,7 +13,6 @@ import importlib.util
 import json
 import logging
 import random
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,6 +20,7 @@ import pytest
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
+from loading import load_path
 from graphmend.lsp.document import Document
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,13 +29,7 @@ UTF16 = PositionCodec(types.PositionEncodingKind.Utf16)
 
 
 def _load_harness():
-    name = "graphmend_bench_stress_server"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, HARNESS)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return load_path(HARNESS, "graphmend_bench_stress_server", reuse=True)
 
 
 S = _load_harness()

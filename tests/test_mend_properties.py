@@ -32,19 +32,17 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
-import importlib.util
 import io
 import json
 import logging
 import math
 import os
 import shutil
-import sys
 import tempfile
 import traceback
-import uuid
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Optional
 
 import pytest
@@ -52,7 +50,7 @@ import torch
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from difftest import Counter
+from difftest import Counter, load_module
 from graphmend.config import Settings
 from graphmend.findings import Applicability
 from graphmend.rewrite import fix_source
@@ -463,15 +461,7 @@ def _show(v) -> str:
 
 
 def load(src: str, stem: str):
-    name = f"gm_prop_{stem}_{uuid.uuid4().hex[:8]}"
-    path = os.path.join(_TMP, name + ".py")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(src)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_module(src, Path(_TMP), f"prop_{stem}")
 
 
 PROBE = '''

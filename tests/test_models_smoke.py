@@ -13,19 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from loading import load_path
+
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "benchmarks" / "models.py"
 
 
 def _load_harness():
-    name = "graphmend_bench_models"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_path(BENCH, "graphmend_bench_models", reuse=True)
 
 
 def _have(module: str) -> bool:

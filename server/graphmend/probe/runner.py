@@ -108,6 +108,18 @@ def _has_proc() -> bool:
     return os.path.isdir("/proc/self")
 
 
+def _live_group(pgid: int) -> list[tuple[int, int]]:
+    """(pid, rss pages) of the group's live (non-zombie) processes, from /proc."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        st = _proc_stat(int(name))
+        if st and st[1] == pgid and st[0] not in ("Z", "X"):
+            out.append((int(name), st[2]))
+    return out
+
+
 def group_members(pgid: int) -> list[int]:
     """Live (non-zombie) processes of the group."""
     if not _has_proc():
@@ -116,14 +128,7 @@ def group_members(pgid: int) -> list[int]:
             return [pgid]
         except OSError:
             return []
-    out = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        st = _proc_stat(int(name))
-        if st and st[1] == pgid and st[0] not in ("Z", "X"):
-            out.append(int(name))
-    return out
+    return [pid for pid, _ in _live_group(pgid)]
 
 
 def _pss_bytes(pid: int) -> Optional[int]:
@@ -147,16 +152,10 @@ def group_rss_bytes(pgid: int) -> int:
     if not _has_proc():
         return 0
     page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-    members = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        st = _proc_stat(int(name))
-        if st and st[1] == pgid and st[0] not in ("Z", "X"):
-            members.append((int(name), st[2] * page))
+    members = _live_group(pgid)
     if len(members) == 1:
-        return members[0][1]
-    return sum(p if (p := _pss_bytes(pid)) is not None else rss for pid, rss in members)
+        return members[0][1] * page
+    return sum(p if (p := _pss_bytes(pid)) is not None else pages * page for pid, pages in members)
 
 
 def pid_alive(pid: int) -> bool:

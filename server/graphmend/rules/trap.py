@@ -25,6 +25,7 @@ from typing import Optional
 from graphmend.analysis.dataflow import Kind
 from graphmend.analysis.detect import Site
 from graphmend.findings import Applicability, TextEdit
+from graphmend.rules import where
 from graphmend.rules.base import Context, Example, Verdict
 
 CODES = ("GM301",)
@@ -56,7 +57,6 @@ def _parts(site: Site) -> tuple[Optional[ast.expr], Optional[ast.expr], Optional
 
 
 def judge(site: Site, ctx: Context, env) -> Verdict:
-    from graphmend.rules import where
     if where.is_elif(site):
         return Verdict.decline("the guard is an `elif` of another if; mending it alone would detach it "
                                "from the chain")
@@ -71,8 +71,7 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
     if msg is not None and env.kind(msg) is not Kind.STATIC:
         return Verdict.decline("the message is computed from tensor values, which exist only when the "
                                "graph runs")
-    from graphmend.rules.where import _may_raise
-    if msg is not None and _may_raise(msg):
+    if msg is not None and where._may_raise(msg):
         return Verdict.decline("the message would be computed even when the check passes, and computing it "
                                "may raise (indexing, division)")
     if exc is not None:
@@ -99,7 +98,6 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         negate = not negate
         cond = cond.operand
     if _needs_logical(site, env):  # and/or/not of tensors: one tensor condition
-        from graphmend.rules import where
         cond_src = where.cond_src(cond, ctx, ctx.torch_name())
     else:
         cond_src = _src_or_boolop(ctx, cond)
@@ -150,7 +148,6 @@ def _needs_logical(site: Site, env) -> bool:
 
 def _condition_problem(site: Site, ctx: Context, env) -> Optional[str]:
     """Why the condition, which combines tensors with and/or/not, cannot become one tensor."""
-    from graphmend.rules import where
     if not _needs_logical(site, env):
         return None
     cond, _ = _strip_not(site.test)
