@@ -153,13 +153,18 @@ def _excluder_for(settings: Settings) -> Excluder:
     return Excluder([*settings.exclude, *settings.extend_exclude], root)
 
 
-def discover(paths: Sequence[str], settings: Settings) -> tuple[list[str], list[FileResult]]:
+VENDORED_RUNTIME = "_graphmend_runtime.py"  # graphmend's own copy (rewrite/runtime.py): not user code
+
+
+def discover(paths: Sequence[str], settings: Settings,
+             vendored: Optional[list] = None) -> tuple[list[str], list[FileResult]]:
     """The Python files under `paths`, in a stable order, and the paths that could not be read.
 
     Directories are walked recursively for ``*.py`` files; hidden directories
     and excluded names are skipped below each argument (an argument itself is
     never excluded, so ``graphmend check .venv/lib/.../transformers`` works).
-    A file named explicitly is always checked, whatever its name.
+    A file named explicitly is always checked, whatever its name. Vendored runtime copies
+    (`_graphmend_runtime.py`) found in directories are not checked; `vendored` collects them.
     """
     excluder = _excluder_for(settings)
     files: list[str] = []
@@ -184,7 +189,12 @@ def discover(paths: Sequence[str], settings: Settings) -> tuple[list[str], list[
                 errors.append(FileResult(arg, error=f"cannot read: {e.strerror or e}"))
             continue
         if stat.S_ISDIR(st.st_mode):
-            _walk(arg, excluder, add, errors)
+            def add_walked(p: str) -> None:
+                if os.path.basename(p) != VENDORED_RUNTIME:
+                    add(p)
+                elif vendored is not None:
+                    vendored.append(p)
+            _walk(arg, excluder, add_walked, errors)
         elif stat.S_ISREG(st.st_mode):
             add(arg)
         else:
