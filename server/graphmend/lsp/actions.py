@@ -240,7 +240,7 @@ def fix_edit(server: "GraphMendServer", doc: Document, checked: Checked, f: Find
     edits = finding_edits(checked, f, mode, doc.path)
     if not edits:
         return None
-    create = vendor_operations(doc, "".join(e.text for e in edits)) if mode == "vendor" else []
+    create = vendor_operations(doc, "\n".join(e.text for e in edits)) if mode == "vendor" else []
     return workspace_edit(server, doc, checked.version, edits, create)
 
 
@@ -347,7 +347,7 @@ async def fix_all_edit(server: "GraphMendServer", uri: str) -> Optional[types.Wo
     doc, checked, edits = await fix_all_edits(server, uri)
     if not edits or doc is None or doc.version != checked.version:
         return None
-    create = vendor_operations(doc, "".join(e.text for e in edits)) \
+    create = vendor_operations(doc, "\n".join(e.text for e in edits)) \
         if runtime_mode(server, checked) == "vendor" else []
     return workspace_edit(server, doc, checked.version, edits, create)
 
@@ -363,7 +363,7 @@ async def will_save_edits(server: "GraphMendServer", uri: str) -> list[types.Tex
     if not edits or doc is None or checked is None or doc.version != checked.version:
         return []
     if runtime_mode(server, checked) == "vendor":
-        create = vendor_operations(doc, "".join(e.text for e in edits))
+        create = vendor_operations(doc, "\n".join(e.text for e in edits))
         if create and not await _apply(server, types.WorkspaceEdit(document_changes=create),
                                        "GraphMend: create the vendored runtime"):
             doc, checked, edits = await fix_all_edits(server, uri, "inline")

@@ -348,6 +348,31 @@ EXAMPLES = [
         "    graphmend.warn('slow path', UserWarning)\n    return x - 1\n\n"
         "@torch.compile\ndef f(x):\n    return helper(x)\n"),
     Example(
+        "containers of tensors, and values read from tensors, are carried to run time",
+        "import logging\nimport torch\n\nlog = logging.getLogger(__name__)\n\n@torch.compile\ndef f(x):\n"
+        "    loss = x.sum()\n    log.info(\"loss %.4f\", loss.item())\n"
+        "    log.debug(\"stats: %s %s\", {\"min\": x.min(), \"max\": x.max()}, tuple(x.shape))\n"
+        "    print(f\"loss {loss.item():.3f}\", float(loss), x[:2].tolist(), \"mean %s\" % (x.mean(),))\n"
+        "    return loss\n",
+        ["GM102", "GM401", "GM102", "GM101", "GM401", "GM401", "GM401"],
+        "import logging\nimport torch\nimport _graphmend_runtime as graphmend\n\nlog = logging.getLogger(__name__)\n\n"
+        "@torch.compile\ndef f(x):\n    loss = x.sum()\n"
+        "    graphmend.log(log, \"info\", \"loss %.4f\", graphmend.item(loss))\n"
+        "    graphmend.log(\n"
+        "        log, \"debug\", \"stats: %s %s\", {\"min\": x.min(), \"max\": x.max()}, tuple(x.shape)\n"
+        "    )\n"
+        "    graphmend.print(\n"
+        "        graphmend.format(\"loss {:.3f}\", graphmend.item(loss)),\n"
+        "        graphmend.to_float(loss),\n"
+        "        graphmend.tolist(x[:2]),\n"
+        "        graphmend.percent(\"mean %s\", (x.mean(),)),\n"
+        "    )\n"
+        "    return loss\n"),
+    Example(
+        "declined: a tensor read inside another call happens at the call",
+        "import torch\n\n@torch.compile\ndef f(x):\n    print('loss', round(x.sum().item(), 2))\n    return x\n",
+        ["GM101", "GM401"], None),
+    Example(
         "exc_info cannot be deferred",
         "import logging\nimport torch\n\nlogger = logging.getLogger(__name__)\n\n@torch.compile\ndef f(x):\n"
         "    logger.warning('odd input', exc_info=True)\n    return x\n",
