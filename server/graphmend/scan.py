@@ -15,7 +15,7 @@ This is the layer between the command line (``graphmend.cli``) and the engine
   findings as plain tuples, so the per-file overhead stays small.
 
 The engine functions are looked up at call time (``analysis.analyze_source``,
-``rewrite.fix_source``) so tests can replace them; ``graphmend.rewrite`` (libcst)
+``rewrite.fix_source``) so tests can replace them; ``graphmend.rewrite``
 is imported only when fixing.
 
 Nothing here raises on a bad file: an unreadable, non-UTF-8 or otherwise broken
@@ -486,7 +486,7 @@ def _check_chunk(chunk: Sequence[tuple[int, str]]) -> list[tuple]:
 
 
 def _fix_one(path: str, external: Optional[dict] = None) -> dict:
-    from graphmend import rewrite  # libcst is loaded only when fixing
+    from graphmend import rewrite  # the rules' fix code is loaded only when fixing
 
     settings = _STATE["settings"]
     unsafe = _STATE["unsafe"]
@@ -698,7 +698,7 @@ def fix_files(files: Sequence[str], settings: Settings, unsafe: bool = False, jo
               workspace_factory: Optional[WorkspaceFactory] = None,
               roots: Optional[Sequence[str]] = None) -> list[FileFix]:
     """Compute the fixes for `files` (nothing is written; see `write_fix`)."""
-    try:  # load libcst once here, so forked workers inherit it instead of each importing it
+    try:  # load the fix code once here, so forked workers inherit it instead of each importing it
         from graphmend import rewrite  # noqa: F401
     except Exception:
         pass  # reported per file by the worker
