@@ -16,12 +16,12 @@ files in place. Then, for every file the CLI changed:
   (d) ranges     each fix pass (``rewrite.fix_source`` run again in-process, with the cross-file
                  scope the CLI used, its passes and edits recorded) changed only its fix ranges:
                  every difflib hunk between a pass's input and output lies within the text edits
-                 of the applied findings (one line of slack) or the inserted helper block; every
+                 of the applied findings (one line of slack) or the runtime's import line; every
                  edit lies in its finding's statement (or the `return` after it, which [Where]
                  folds in) and replaces no other code on its lines; every statement that differs
                  structurally (ast, positions ignored) holds a fixed site or lies in the mended
-                 statement; no comment is lost; the helper block is there once, verbatim, at
-                 module level, and defines every `_graphmend_*` name the file calls;
+                 statement; no comment is lost; the runtime is bound once (one import line at
+                 module level, or the inline block verbatim) when the file calls `graphmend.*`;
   (e) import     ``import transformers.models.<family>.modeling_<family>`` of the mended copy (in a
                  subprocess, the copy first on PYTHONPATH) fails only where the original fails too;
   (f) consistent the API replay gives the CLI's text, and the fix counts the CLI printed.
@@ -163,8 +163,8 @@ def replay(text: str, path: str, settings: Optional[Settings] = None, unsafe: bo
         edits[id(f)] = list(es or [])
         return es
 
-    def helper_insertion(t):
-        e = real_helper(t)
+    def helper_insertion(t, *a, **k):
+        e = real_helper(t, *a, **k)
         helpers.append(e)
         return e
 
@@ -355,33 +355,44 @@ def pass_problems(p: Pass) -> list[str]:
     return out
 
 
-HELPER_CALL = re.compile(r"\b(_graphmend_[a-z_]+)\s*\(")
+HELPER_CALL = re.compile(r"(?<![\w.])graphmend\.([a-z_]+)\s*\(")
+
+
+def _binds(tree: ast.Module) -> int:
+    """How many module-level statements bind `graphmend` to the runtime (import or inline block)."""
+    n = 0
+    for s in tree.body:
+        if isinstance(s, (ast.Import, ast.ImportFrom)):
+            n += sum(a.asname == "graphmend" and a.name in ("_graphmend_runtime", "runtime") for a in s.names)
+        elif isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "graphmend" for t in s.targets):
+            n += 1  # the inline block's first line
+    return n
 
 
 def helper_problems(original: str, mended: str) -> list[str]:
-    """(d): the helper block is there once, verbatim, at module level, defining what is called."""
+    """(d): the runtime is bound once, at module level, when the mended file calls it; the
+    helpers called are the runtime's; no helper block is pasted unless inline was asked for."""
     from graphmend.rewrite import runtime
     out = []
     called = set(HELPER_CALL.findall(mended)) - set(HELPER_CALL.findall(original))
-    n_begin = mended.count(runtime.BEGIN_MARKER) - original.count(runtime.BEGIN_MARKER)
-    if not called:
-        if n_begin:
-            out.append("a helper block was added, but no helper is called")
-        return out
-    if runtime.has_helpers(original):
-        return out
-    if n_begin != 1:
-        out.append(f"{n_begin} helper blocks added (want 1)")
-    if runtime.HELPER_SOURCE not in mended:
-        out.append("the helper block is not in the file verbatim")
     try:
-        tree = ast.parse(mended)
+        t0, t1 = ast.parse(original), ast.parse(mended)
     except SyntaxError:
         return out
-    defined = {s.name for s in tree.body if isinstance(s, ast.FunctionDef)}
-    missing = sorted(c for c in called if c not in defined)
-    if missing:
-        out.append(f"helpers called but not defined at module level: {', '.join(missing)}")
+    added = _binds(t1) - _binds(t0)
+    if not called:
+        if added:
+            out.append("the runtime was bound, but nothing calls it")
+        return out
+    if runtime.binds_runtime(original):
+        return out
+    if added != 1:
+        out.append(f"the runtime was bound {added} times (want 1)")
+    if "(inline;" in mended and runtime.inline_block() not in mended:
+        out.append("the inline runtime block is not in the file verbatim")
+    unknown = sorted(c for c in called if c not in runtime.NAMES)
+    if unknown:
+        out.append(f"calls runtime helpers that do not exist: {', '.join(unknown)}")
     return out
 
 

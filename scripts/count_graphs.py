@@ -75,7 +75,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     logging.getLogger("torch").setLevel(logging.ERROR)  # Dynamo's own break warnings: we count them
     src = Path(args.file).read_text()
-    mended = fix_source(src, args.file).text
+    mended = fix_source(src, args.file, runtime="import").text  # in memory: the installed runtime
     with tempfile.TemporaryDirectory() as tmp:
         mp = Path(tmp) / (Path(args.file).stem + "_mended.py")
         mp.write_text(mended)

@@ -23,7 +23,26 @@ def load_module(src: str, tmp: Path, stem: str):
     name = f"gm_{stem}_{uuid.uuid4().hex[:8]}"
     path = tmp / f"{name}.py"
     path.write_text(src)
+    if "import _graphmend_runtime as graphmend" in src:  # vendored: the copy `fix` writes beside it
+        vendor_copy(tmp)
     return load_path(path, name)
+
+
+def vendor_copy(tmp: Path):
+    """Write the vendored runtime into `tmp` (as `graphmend fix` does) and import it; a copy
+    already imported in this process is reused (the same text)."""
+    import importlib
+    import sys
+
+    from graphmend.rewrite import runtime
+    (tmp / runtime.VENDOR_FILE).write_text(runtime.vendored_text())
+    if "_graphmend_runtime" not in sys.modules:
+        sys.path.insert(0, str(tmp))
+        try:
+            importlib.import_module("_graphmend_runtime")
+        finally:
+            sys.path.remove(str(tmp))
+    return sys.modules["_graphmend_runtime"]
 
 
 class Counter:

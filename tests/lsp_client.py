@@ -63,8 +63,26 @@ def apply_text_edits(text: str, edits: list[types.TextEdit]) -> str:
 
 def edits_of(edit: types.WorkspaceEdit, uri: str) -> list[types.TextEdit]:
     if edit.document_changes:
-        return [e for dc in edit.document_changes if dc.text_document.uri == uri for e in dc.edits]
+        return [e for dc in edit.document_changes if isinstance(dc, types.TextDocumentEdit)
+                and dc.text_document.uri == uri for e in dc.edits]
     return list((edit.changes or {}).get(uri, []))
+
+
+def created_files(edit: types.WorkspaceEdit) -> dict[str, str]:
+    """{uri: text} of the files a workspace edit creates (CreateFile, then its TextDocumentEdit)."""
+    out = {}
+    for dc in edit.document_changes or ():
+        if isinstance(dc, types.CreateFile):
+            out[dc.uri] = ""
+        elif isinstance(dc, types.TextDocumentEdit) and dc.text_document.uri in out:
+            out[dc.text_document.uri] = apply_text_edits(out[dc.text_document.uri], list(dc.edits))
+    return out
+
+
+def creates_files(profile: str) -> bool:
+    """Whether the profile's client applies documentChanges with CreateFile."""
+    we = capabilities(profile).workspace.workspace_edit
+    return bool(we and we.document_changes and "create" in [getattr(o, "value", o) for o in we.resource_operations or ()])
 
 
 async def wait_for(pred, timeout: float = 20.0, step: float = 0.02):

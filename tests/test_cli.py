@@ -66,7 +66,7 @@ def patch_analysis(monkeypatch, analyze):
     monkeypatch.setattr(scan.analysis, "summarize", as_summary(analyze))
 
 
-def fake_fix(text, path="<string>", settings=None, unsafe=False, workspace=None, external=None):
+def fake_fix(text, path="<string>", settings=None, unsafe=False, workspace=None, external=None, runtime=None):
     """Replaces each fixable print line by `pass`; `# breakme` makes the result not parse."""
     from graphmend.rewrite import FixResult
 

@@ -182,7 +182,7 @@ def _check(fo, fm, inputs, backend="eager", fullgraph=True, max_graphs=1):
 
 def test_defer_keeps_messages_at_every_depth(tmp_path):
     o, m, text = _pair(DEFER, tmp_path, "defer")
-    assert "logger.warning(" not in text.split("end graphmend runtime helpers")[-1]
+    assert "logger.warning(" not in text and text.count("import _graphmend_runtime as graphmend") == 1
     x = torch.arange(6.0).reshape(2, 3)
     orig_model, mended_model = o.Outer(), m.Outer()
     eo = observe(orig_model, x.clone())
@@ -274,14 +274,14 @@ def test_where_cond_for_a_submodule_branch(tmp_path, x):
                                torch.tensor([30.0, 1.0], dtype=torch.float16)])
 def test_gated_effects(tmp_path, x):
     o, m, text = _pair(GATED, tmp_path, "gated")
-    assert "_gm_when=" in text and "if x.abs().max() > 10" not in text
+    assert "graphmend.print_if(" in text and "if x.abs().max() > 10" not in text
     _check(o.f, m.f, [(x,)])
 
 
 def test_where_module_buffer(tmp_path):
     """LongRoPE's pattern: one module instance called with short and long positions, in turn."""
     o, m, text = _pair(WHERE, tmp_path, "where")
-    assert "self.register_buffer(\"inv_freq\", torch.where(" in text
+    assert "self.register_buffer(\"inv_freq\", torch.where(" in " ".join(text.split()).replace("( ", "(")
     x = torch.ones(2, 4)
     short, long = torch.arange(5), torch.arange(12)
     ro, rm = o.Rope(), m.Rope()

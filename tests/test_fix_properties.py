@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 import fix_robustness as fr  # noqa: E402
 from graphmend import scan  # noqa: E402
 from graphmend.analysis import analyze_source  # noqa: E402
-from graphmend.rewrite import fix_source  # noqa: E402
+from graphmend.rewrite import fix_source, runtime  # noqa: E402
 
 _spec = importlib.util.find_spec("transformers")
 TF = Path(_spec.origin).parent if _spec and _spec.origin else None
@@ -130,8 +130,11 @@ for name, path in json.loads(sys.argv[1]):
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod
         spec.loader.exec_module(mod)
-        ok = callable(getattr(mod, "_graphmend_log", None))
-        res[name] = "ok" if ok and mod._gm_op is not None else "helpers missing or op not registered"
+        if name.endswith("._graphmend_runtime"):
+            continue  # the vendored copy the mended modules import
+        rt = getattr(mod, "graphmend", None)
+        ok = rt is not None and callable(getattr(rt, "log", None))
+        res[name] = "ok" if ok and rt._op is not None else "runtime missing or op not registered"
     except BaseException as e:
         res[name] = f"{type(e).__name__}: {e}"
 print(json.dumps(res))
@@ -139,7 +142,9 @@ print(json.dumps(res))
 
 
 def test_mended_modules_import(mended, tmp_path):
-    pairs = []
+    copy = tmp_path / "_graphmend_runtime.py"  # what `graphmend fix` vendors into transformers/
+    copy.write_text(runtime.vendored_text(), encoding="utf-8")
+    pairs = [("transformers._graphmend_runtime", str(copy))]
     for fam in IMPORTED:
         if fam not in mended:
             continue
@@ -153,7 +158,9 @@ def test_mended_modules_import(mended, tmp_path):
                        text=True, env=env, timeout=300, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr[-2000:]
     res = json.loads(r.stdout.strip().splitlines()[-1])
-    assert res == {name: "ok" for name, _ in pairs}
+    assert res == {name: "ok" for name, _ in pairs[1:]}
+    assert all("from ... import _graphmend_runtime as graphmend" in mended[f][2].text for f in IMPORTED
+               if f in mended)
 
 
 # -------------------------------------------------------------------------- mutations
@@ -275,8 +282,8 @@ def test_defer_keeps_comments_inside_the_call():
 @pytest.mark.parametrize("sep", ["\x0c", "\u2028", "\x0b", "\x85"])
 def test_fix_after_a_form_feed_or_line_separator(sep):
     """str.splitlines breaks lines at these, Python does not: an edit placed by splitlines lines
-    replaced `prunt('first', x)` with `_graphmend_print('other', x)`."""
+    replaced `prunt('first', x)` with `graphmend.print('other', x)`."""
     src = _COMPILED + f"    # section{sep}1\n    prunt('first', x)\n    print('other', x)\n    return x\n"
     rep = fr.replay(src, "<string>", unsafe=True)
     assert _fix_problems(src) == []
-    assert "prunt('first', x)" in rep.text and "_graphmend_print('other', x)" in rep.text
+    assert "prunt('first', x)" in rep.text and "graphmend.print('other', x)" in rep.text

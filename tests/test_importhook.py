@@ -237,6 +237,11 @@ def test_install_mends_in_process(pkg_copy):
     assert recs[f"{HOOKED}.model"].applied == 4 and recs[f"{HOOKED}.helpers"].late == ["scale"]
     assert {r.module for r in seen} == set(recs)
     assert gm_hookpkg.model.__file__ == str(pkg_copy / HOOKED / "model.py")
+    # the hook's mends use the installed runtime: no copy is written, none is imported
+    import graphmend.runtime
+    assert gm_hookpkg.model.graphmend is graphmend.runtime
+    assert gm_hookpkg.helpers.graphmend is graphmend.runtime  # bound by the late mend's patch
+    assert not list(pkg_copy.rglob("_graphmend_runtime.py"))
     importhook.uninstall(finder)
     assert finder not in sys.meta_path
 
@@ -262,22 +267,22 @@ def test_a_module_that_cannot_be_mended_loads_unchanged(pkg_copy, monkeypatch, f
     assert model.error and ("RuntimeError: boom" in model.error if failure == "raises"
                             else "does not parse" in model.error)
     assert model.applied == 0
-    assert not any(n.startswith("_graphmend_") for n in gm_hookpkg.model.Net.forward.__code__.co_names)
+    assert "graphmend" not in gm_hookpkg.model.Net.forward.__code__.co_names
     graphs, y, out = _run_net(gm_hookpkg)  # the unmended module works as before
     assert graphs == 5 and "forward torch.Size([2, 4])" in out
     assert recs[f"{HOOKED}.helpers"].late_missed  # its late mend failed too, and says so
     assert "mended 0 modules (0 fixes), 0 from cache, 1 failed" in importhook.summary_line(finder.records)
 
 
-def test_line_map_numbers_the_helper_block_past_the_end():
+def test_line_map_numbers_an_inline_block_past_the_end():
     from graphmend.config import Settings
     from graphmend.rewrite import fix_source
 
     src = (FIXTURES / HOOKED / "model.py").read_text()
-    res = fix_source(src, "model.py", Settings(), unsafe=True)
+    res = fix_source(src, "model.py", Settings(), unsafe=True, runtime="inline")
     lmap, exact, n = importhook.line_map(src, res.text)
     new_lines = res.text.splitlines()
-    begin = next(i for i, s in enumerate(new_lines, 1) if s.startswith("# --- graphmend runtime helpers"))
+    begin = next(i for i, s in enumerate(new_lines, 1) if s.startswith("# --- graphmend runtime v"))
     assert lmap[begin] > n  # no original line
     fwd = next(i for i, s in enumerate(new_lines, 1) if "def forward" in s)
     assert exact[fwd] and src.splitlines()[lmap[fwd] - 1] == new_lines[fwd - 1]

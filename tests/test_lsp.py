@@ -8,10 +8,13 @@ import asyncio
 
 import pytest
 import pytest_lsp
+
+from graphmend.rewrite import runtime
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lsp_client import PROFILES, SERVER, apply_text_edits, capabilities, edits_of, wait_for, workspace
+from lsp_client import (PROFILES, SERVER, apply_text_edits, capabilities, created_files, creates_files, edits_of,
+                        wait_for, workspace)
 
 
 @pytest_lsp.fixture(config=SERVER, params=PROFILES)
@@ -53,10 +56,12 @@ def install_handlers(client: LanguageClient) -> None:
     def _diag_refresh(params):
         client.refreshes.append("diagnostic")
 
+    client.accept_edits = True
+
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def _apply(params: types.ApplyWorkspaceEditParams):
         client.applied_edits.append(params.edit)
-        return types.ApplyWorkspaceEditResult(applied=True)
+        return types.ApplyWorkspaceEditResult(applied=client.accept_edits)
 
 
 def open_doc(client: LanguageClient, name: str = "model.py", text: str | None = None, version: int = 1):
@@ -219,8 +224,19 @@ async def test_quick_fix_mends_one_site(client: LanguageClient):
     fix = await resolved(client, fix)
     new = apply_text_edits(text, edits_of(fix.edit, uri))
     ast.parse(new)
-    assert new.count("def _graphmend_print(") == 1
-    assert '_graphmend_print("Block input", x.shape)' in new
+    assert 'graphmend.print("Block input", x.shape)' in new
+    created = created_files(fix.edit)
+    if creates_files(client.profile):
+        # vendor: one import line; the copy is created by the same workspace edit
+        assert "(runtime inline" not in fix.title
+        added = [ln for ln in new.splitlines() if ln not in text.splitlines()]
+        assert added == ["import _graphmend_runtime as graphmend", '        graphmend.print("Block input", x.shape)']
+        assert created == {(client.root / "_graphmend_runtime.py").as_uri(): runtime.vendored_text()}
+    else:
+        # no file creation: the runtime inline, and the title says so
+        assert "(runtime inline: this editor cannot create _graphmend_runtime.py)" in fix.title
+        assert created == {} and runtime.inline_block() in new
+    assert not (client.root / "_graphmend_runtime.py").exists()  # the server wrote nothing
     await change(client, uri, 2, new)
     after = await settle(client, uri, 2)
     assert sorted(d.code for d in after) == ["GM101", "GM102", "GM201", "GM301", "GM401"]
@@ -275,12 +291,15 @@ async def test_fix_all_source_action_equals_cli_fix(client: LanguageClient):
         text_document=types.TextDocumentIdentifier(uri=uri),
         range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
         context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"])))
-    assert [a.title for a in acts] == ["GraphMend: Mend all graph breaks in this file"]
+    note = "" if creates_files(client.profile) else " (runtime inline: this editor cannot create _graphmend_runtime.py)"
+    assert [a.title for a in acts] == ["GraphMend: Mend all graph breaks in this file" + note]
     assert acts[0].kind == "source.fixAll.graphmend"
     fix = await resolved(client, acts[0])
     new = apply_text_edits(text, edits_of(fix.edit, uri))
-    assert new == fix_source(text, str(client.root / "model.py")).text  # safe fixes only
-    assert "torch.cond(" not in new and "_graphmend_print(tag, n)" in new
+    mode = "vendor" if creates_files(client.profile) else "inline"
+    assert new == fix_source(text, str(client.root / "model.py"), runtime=mode).text  # safe fixes only
+    assert "torch.cond(" not in new and "graphmend.print(tag, n)" in new
+    assert (created_files(fix.edit) != {}) == (mode == "vendor")
 
 
 @pytest.mark.asyncio
@@ -293,7 +312,12 @@ async def test_fix_all_command_applies_through_the_client(client: LanguageClient
     (edit,) = client.applied_edits
     new = apply_text_edits(text, edits_of(edit, uri))
     ast.parse(new)
-    assert new.count("_graphmend_print(") >= 3
+    if creates_files(client.profile):
+        assert new.count("\nimport _graphmend_runtime as graphmend\n") == 1
+    else:
+        assert new.count(runtime.inline_block()) == 1
+        new = new.replace(runtime.inline_block(), "")
+    assert new.count("graphmend.print(") == 2
     assert (client.root / "model.py").read_text(encoding="utf-8") == text  # the server wrote nothing
 
 
@@ -306,7 +330,7 @@ async def test_hover_explains_and_previews(client: LanguageClient):
         text_document=types.TextDocumentIdentifier(uri=uri), position=d.range.start))
     v = h.contents.value
     assert "GM101" in v and "GB0059" in v and "(safe)" in v and "[Defer]" in v
-    assert '_graphmend_print("Block input", x.shape)' in v  # the preview
+    assert 'graphmend.print("Block input", x.shape)' in v  # the preview
     empty = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=0)))
     assert empty is None
@@ -378,11 +402,39 @@ async def test_fix_on_save(client: LanguageClient):
             break
         await asyncio.sleep(0.05)
     new = apply_text_edits(text, edits)
+    # the vendored copy is created first, through workspace/applyEdit (a save returns only
+    # edits of its document); the saved text imports it
     assert new == fix_source(text, str(client.root / "model.py")).text
+    (create,) = client.applied_edits
+    assert created_files(create) == {(client.root / "_graphmend_runtime.py").as_uri(): runtime.vendored_text()}
     # a file that does not parse gets no edits on save
     insert(client, uri, 2, 0, 0, "def (")
     await settle(client, uri, 2) if client.profile != "vscode-pull" else await diagnostics(client, uri)
     assert not await client.text_document_will_save_wait_until_async(params)
+
+
+@pytest.mark.asyncio
+async def test_fix_on_save_falls_back_to_inline_when_the_copy_cannot_be_created(client: LanguageClient):
+    from graphmend.rewrite.apply import fix_source
+    if client.profile != "visual-studio-code":
+        pytest.skip("one profile that sends willSaveWaitUntil is enough")
+    client.accept_edits = False  # the editor refuses the CreateFile
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"graphmend": {"fixOnSave": True}}))
+    uri, text = open_doc(client)
+    await diagnostics(client, uri)
+    params = types.WillSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri),
+                                              reason=types.TextDocumentSaveReason.Manual)
+    edits = None
+    for _ in range(50):
+        edits = await client.text_document_will_save_wait_until_async(params)
+        if edits:
+            break
+        await asyncio.sleep(0.05)
+    new = apply_text_edits(text, edits)
+    assert new == fix_source(text, str(client.root / "model.py"), runtime="inline").text
+    assert runtime.inline_block() in new and "\nimport _graphmend_runtime as graphmend\n" not in new
+    assert len(client.applied_edits) >= 1  # it asked
 
 
 @pytest.mark.asyncio
@@ -449,5 +501,5 @@ async def test_utf8_positions_and_invalid_settings(odd_client: LanguageClient):
     acts = await actions_at(client, uri, d)
     assert acts and all(a.edit is not None for a in acts)
     fix = next(a for a in acts if a.title.startswith("GraphMend (GM101)"))
-    (e,) = [e for e in edits_of(fix.edit, uri) if "_graphmend_print" in e.new_text and "def " not in e.new_text]
+    (e,) = [e for e in edits_of(fix.edit, uri) if "graphmend.print" in e.new_text and "(inline;" not in e.new_text]
     assert e.range.start.character == d.range.start.character  # UTF-8 columns in edits too

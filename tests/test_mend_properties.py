@@ -496,7 +496,7 @@ def _gm_probe_cond(c, t, f):
 
 def probed(text: str) -> str:
     """The mended text with its torch.where / torch.cond calls recorded (types and shapes)."""
-    head, sep, tail = text.rpartition("# --- end graphmend runtime helpers ---\n")
+    head, sep, tail = text.rpartition("# --- end graphmend runtime ---\n")  # after an inline block
     tail = tail.replace("torch.where(", "_gm_probe_where(").replace("torch.cond(", "_gm_probe_cond(")
     return head + sep + tail + PROBE
 
@@ -679,7 +679,7 @@ def _breaks_at_mended_lines(mod, args) -> list[str]:
     for r in ex.break_reasons:
         for fs in r.user_stack[-1:]:
             text = lines[fs.lineno - 1] if fs.filename == mod.__file__ and 0 < fs.lineno <= len(lines) else ""
-            if any(k in text for k in ("_graphmend_", "torch.where(", "torch.cond(", "torch.logical_")):
+            if any(k in text for k in ("graphmend.", "torch.where(", "torch.cond(", "torch.logical_")):
                 out.append(f"{r.reason} at line {fs.lineno}: {text.strip()}")
     return out
 
@@ -699,7 +699,7 @@ def _dynamo_assert(want: Observed, got: Observed, text: str) -> bool:
     RuntimeError(msg) (torch's behaviour, on any assert GraphMend leaves in place: one it
     declines); where the original broke the graph nearby, Dynamo ran that assert in Python
     instead. Not a difference the mends make."""
-    tail = text.split("end graphmend runtime helpers ---")[-1]
+    tail = text.split("end graphmend runtime ---")[-1]
     return (want.error is not None and got.error is not None and want.error[0] == "AssertionError"
             and got.error == ("RuntimeError", want.error[1]) and "\n    assert " in tail.replace("        ", "    "))
 
@@ -710,8 +710,8 @@ def _dynamo_assert(want: Observed, got: Observed, text: str) -> bool:
 def _run(src: str, inputs: list, backends=("eager",), tol: float = 0.0) -> None:
     case = mend_case(src, inputs)
     note(src)
-    note("--- safe ---\n" + case.safe.split("end graphmend runtime helpers ---\n")[-1])
-    note("--- unsafe ---\n" + case.unsafe.split("end graphmend runtime helpers ---\n")[-1])
+    note("--- safe ---\n" + case.safe)
+    note("--- unsafe ---\n" + case.unsafe)
     note(f"inputs: {json.dumps(inputs)}")
     problems = check_case(case, backends, tol)
     if not COLLECT:

@@ -9,14 +9,11 @@ import pytest
 
 from graphmend.analysis import analyze_source
 from graphmend.findings import Applicability
-from graphmend.rewrite import fix_source, runtime
+from graphmend.config import DEFAULT_LINE_LENGTH
+from graphmend.rewrite import fix_source
 from graphmend.rules import MODULES
 
 CASES = [(m.__name__.rsplit(".", 1)[1], ex) for m in MODULES for ex in m.EXAMPLES]
-
-
-def expand(fixed: str) -> str:
-    return fixed.replace("@@HELPERS@@\n", "\n" + runtime.HELPER_SOURCE)
 
 
 @pytest.mark.parametrize("rule,ex", CASES, ids=[f"{r}:{e.name}" for r, e in CASES])
@@ -30,8 +27,14 @@ def test_example(rule, ex):
         for f in found:
             assert f.decline_reason, "a declined fix says why"
         return
-    assert result.text == expand(ex.fixed)
+    assert result.text == ex.fixed
     ast.parse(result.text)
+    # the diff is the mended lines plus one import: no pasted block, no line over the length
+    new_lines = [ln for ln in result.text.splitlines() if ln not in ex.source.splitlines()]
+    uses = "graphmend." in result.text
+    assert sum("_graphmend_runtime" in ln for ln in new_lines) == uses, new_lines
+    assert all(len(ln) <= DEFAULT_LINE_LENGTH for ln in new_lines), new_lines
+    assert "_gm_" not in result.text
     if ex.unsafe:
         assert fix_source(ex.source).text == ex.source, "unsafe fixes need --unsafe-fixes"
     # idempotent, and the mended sites are gone

@@ -1,8 +1,9 @@
-"""Behavioural tests of the runtime helper block (graphmend.rewrite.runtime).
+"""Behavioural tests of the runtime (graphmend/runtime.py) and of how mended code reaches it
+(graphmend.rewrite.runtime: vendored copy, import, inline block).
 
 Each scenario exists twice, as ORIGINAL source (plain print / logger / warnings /
-raise) and as MENDED source (the helper calls the rewriter emits, plus the helper
-block).  Both are written to module files with the same line layout, imported, and
+raise) and as MENDED source (the helper calls the rewriter emits, plus the line that
+binds the runtime, at the end of the file so that the line numbers match).  Both are written to module files with the same line layout, imported, and
 run; the test compares one ordered event stream (stdout text, log records,
 warnings, exceptions, return values) of the mended code, eager and compiled with
 fullgraph=True, against the original run eagerly, and counts the FX graphs.
@@ -27,14 +28,7 @@ import warnings
 import pytest
 import torch
 
-from graphmend.rewrite.runtime import (
-    BEGIN_MARKER,
-    END_MARKER,
-    HELPER_NAMES,
-    HELPER_SOURCE,
-    HELPER_VERSION,
-    has_helpers,
-)
+from graphmend.rewrite import runtime as delivery
 
 try:  # the real thing: transformers attaches warning_once to logging.Logger
     from transformers.utils import logging as hf_logging  # noqa: F401
@@ -101,21 +95,21 @@ class Model(nn.Module):
 
 MENDED_BODY = '''
 def report(x, step):
-    _graphmend_print("report", step, x.shape, x.dtype, x)
-    _graphmend_log(logger, "info", "step %d scale %.4f of %s", step, 0.1 + 0.2, x.dtype)
-    _graphmend_log(logger, "warning", f"sum={{_gm0:.2f}} first={{_gm1}} all={{_gm2!r}} n={x.numel()}", _gm_values=(x.sum(), x[0], x))
-    _graphmend_warn(f"max is {{_gm0}}", UserWarning, _gm_values=(x.max(),))
+    graphmend.print("report", step, x.shape, x.dtype, x)
+    graphmend.log(logger, "info", "step %d scale %.4f of %s", step, 0.1 + 0.2, x.dtype)
+    graphmend.log(logger, "warning", graphmend.format("sum={:.2f} first={} all={!r} n={}", x.sum(), x[0], x, x.numel()))
+    graphmend.warn(graphmend.format("max is {}", x.max()), UserWarning)
 
 
 class Block(nn.Module):
     def forward(self, x):
         y = x * 2
-        _graphmend_print("y before", y, sep=" | ", end=";\\n")
+        graphmend.print("y before", y, sep=" | ", end=";\\n")
         y.add_(1)
-        _graphmend_print("y after", y, file=sys.stderr)
-        _graphmend_log(hf_logger, "warning_once", "deprecated thing")
-        _graphmend_raise_if(torch.isinf(y).any(), ValueError, f"inf found: {{_gm0}}", _gm_values=(y,))
-        _graphmend_raise_if((y == y).all(), MyError, "nan found", negate=True)
+        graphmend.print("y after", y, file=sys.stderr)
+        graphmend.log(hf_logger, "warning_once", "deprecated thing")
+        graphmend.raise_if(torch.isinf(y).any(), ValueError, graphmend.format("inf found: {}", y))
+        graphmend.raise_unless((y == y).all(), MyError, "nan found")
         return y
 
 
@@ -128,7 +122,7 @@ class Model(nn.Module):
         report(x, 3)
         x.mul_(3)
         out = self.block(x)
-        _graphmend_log(logger, "log", logging.ERROR, "done %s", out.sum())
+        graphmend.log(logger, "log", logging.ERROR, "done %s", out.sum())
         return out
 '''
 
@@ -153,6 +147,7 @@ _counter = itertools.count()
 @pytest.fixture(scope="module")
 def moddir(tmp_path_factory):
     d = tmp_path_factory.mktemp("gm_runtime_mods")
+    (d / delivery.VENDOR_FILE).write_text(delivery.vendored_text())
     sys.path.insert(0, str(d))
     yield d
     sys.path.remove(str(d))
@@ -175,12 +170,10 @@ def original_source(body=ORIGINAL_BODY, prelude=PRELUDE):
     return prelude + body
 
 
-def mended_source(body=MENDED_BODY, prelude=PRELUDE, block_at_end=True):
-    """Helper block at the end keeps the line numbers of the original; at the
-    top (after the imports) is where the rewriter puts it."""
-    if block_at_end:
-        return prelude + body + "\n\n" + HELPER_SOURCE
-    return prelude + "\n" + HELPER_SOURCE + "\n" + body
+def mended_source(body=MENDED_BODY, prelude=PRELUDE, mode="vendor"):
+    """The runtime bound at the end keeps the line numbers of the original (the rewriter puts
+    the import after the file's imports). "vendor": `moddir` holds the copy (fixture)."""
+    return prelude + body + "\n\n" + delivery.import_line(mode, "<test>") + "\n"
 
 
 class _Stream(io.TextIOBase):
@@ -296,57 +289,38 @@ def scenario(moddir):
 
 
 # --------------------------------------------------------------------------- #
-# the block as text
+# the module, and how mended code reaches it
 # --------------------------------------------------------------------------- #
 
-def test_block_shape_and_markers():
-    assert HELPER_VERSION == 1
-    assert HELPER_SOURCE.startswith(BEGIN_MARKER + "\n")
-    assert HELPER_SOURCE.endswith(END_MARKER + "\n")
-    assert BEGIN_MARKER == "# --- graphmend runtime helpers v1 (added by graphmend; do not edit) ---"
-    assert END_MARKER == "# --- end graphmend runtime helpers ---"
-    assert HELPER_SOURCE.count(BEGIN_MARKER) == 1 and HELPER_SOURCE.count(END_MARKER) == 1
-    assert HELPER_NAMES == {"print": "_graphmend_print", "log": "_graphmend_log",
-                            "warn": "_graphmend_warn", "raise_if": "_graphmend_raise_if"}
+RUNTIME_PATH = os.path.join(os.path.dirname(delivery.__file__), os.pardir, "runtime.py")
 
 
-def test_block_defines_only_private_names_and_imports_only_torch_and_stdlib():
-    tree = ast.parse(HELPER_SOURCE)
-    defined, imported = set(), set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            defined.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            defined.update(t.id for t in targets)
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                imported.add(a.name.split(".")[0])
-                defined.add(a.asname or a.name)
-        elif isinstance(node, ast.ImportFrom):
-            raise AssertionError("module-level from-import leaks names")
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue
-        else:
-            raise AssertionError(f"unexpected top-level statement {ast.dump(node)[:80]}")
-    assert all(n.startswith(("_graphmend_", "_gm_")) for n in defined), defined
-    assert set(HELPER_NAMES.values()) <= defined
-    assert imported <= {"torch", "logging", "re", "sys", "warnings"}
-    # every import anywhere in the block is torch or stdlib
+def test_module_imports_only_torch_and_stdlib_and_exports_the_emitted_names():
+    tree = ast.parse(delivery.source())
+    imported = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            assert node.module.split(".")[0] == "torch"
-    assert len(HELPER_SOURCE.splitlines()) < 300
+        if isinstance(node, ast.Import):
+            imported.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imported.add(node.module.split(".")[0])
+    assert imported <= {"torch", "builtins", "logging", "sys", "warnings", "typing"}, imported
+    import graphmend.runtime as rt
+    assert rt.VERSION == delivery.version() == 2
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
+    assert set(rt.__all__) == defined == set(delivery.NAMES)
+    # every public name is one the rewriter's detection of runtime use knows, and back
+    for name in rt.__all__:
+        assert delivery.uses_runtime(f"graphmend.{name}(x)"), name
+    assert not delivery.uses_runtime("graphmend.prints(x)") and not delivery.uses_runtime("a.graphmend.print(x)")
+    assert not any(n.startswith("_gm") for n in rt.__all__)
 
 
-def test_importing_the_block_does_not_import_dynamo():
+def test_importing_the_runtime_does_not_import_dynamo():
     """Mended files stay cheap to import for code that never compiles."""
     code = ("import sys, torch\n"
-            "from graphmend.rewrite.runtime import HELPER_SOURCE\n"
-            "ns = {'__name__': 'gm_probe'}\n"
-            "exec(compile(HELPER_SOURCE, 'gm_probe.py', 'exec'), ns)\n"
-            "assert ns['_gm_op'] is not None\n"
-            "ns['_graphmend_print']('x', torch.ones(1), f'{{_gm0:.1f}}', _gm_values=(2,))\n"
+            "from graphmend import runtime as graphmend\n"
+            "assert graphmend._op is not None\n"
+            "graphmend.print('x', torch.ones(1), graphmend.format('{:.1f}', 2))\n"
             "print('torch._dynamo' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
@@ -354,44 +328,71 @@ def test_importing_the_block_does_not_import_dynamo():
 
 
 def test_constant_marker_is_what_torch_uses():
-    """_gm_const sets the attribute torch.compiler.assume_constant_result sets."""
+    """_const sets the attribute torch.compiler.assume_constant_result sets."""
     def fn():
         return 1
     torch.compiler.assume_constant_result(fn)
     assert fn.__dict__ == {"_dynamo_marked_constant": True}
 
 
-def test_has_helpers():
-    src = "import torch\n\n" + HELPER_SOURCE + "\ndef f(x):\n    return x\n"
-    assert has_helpers(src)
-    assert has_helpers(src.replace("helpers v1 ", "helpers v7 "))  # any version
-    assert not has_helpers("import torch\n\ndef f(x):\n    print(x)\n")
-    assert not has_helpers("s = 'graphmend runtime helpers v1'\n")
-    assert not has_helpers("")
+def test_vendored_copy_version_digest_and_status():
+    text = delivery.vendored_text()
+    first, second = text.splitlines()[:2]
+    assert first.startswith("# graphmend runtime v2:") and "sha256" in second
+    assert text.endswith(delivery.source())
+    assert delivery.vendored_status(text) == "current"
+    assert delivery.vendored_status(text + "# mine\n") == "edited"
+    assert delivery.vendored_status(delivery.source()) == "edited"  # no header
+    import hashlib
+    old_body = delivery.source().replace("VERSION = 2", "VERSION = 1")
+    old = ("# graphmend runtime v1: old\n# sha256 " + hashlib.sha256(old_body.encode()).hexdigest()
+           + "\n" + old_body)
+    assert delivery.vendored_status(old) == "stale"
+    newer = old.replace("runtime v1:", "runtime v9:")
+    assert delivery.vendored_status(newer) == "newer"
 
 
-def test_block_is_valid_after_future_import_and_when_inserted_twice_in_a_process(moddir):
-    """Two mended files in one process: the second reuses the registered op."""
-    src = "from __future__ import annotations\nimport torch\n\n" + HELPER_SOURCE + textwrap.dedent('''
-        def f(x):
-            _graphmend_print("v", x)
-            return x + 1
-    ''')
-    a = load(moddir, src, "twice")
-    b = load(moddir, src, "twice")
-    assert a._gm_op is not None, "torch 2.13 must give the graph-break-free path"
-    assert a._gm_op is b._gm_op is torch.ops.graphmend.emit_v1.default
+def test_binds_runtime_in_every_mode():
+    for line in ("from . import _graphmend_runtime as graphmend", "from ... import _graphmend_runtime as graphmend",
+                 "import _graphmend_runtime as graphmend", "from graphmend import runtime as graphmend"):
+        assert delivery.binds_runtime("import torch\n" + line + "\n")
+    assert delivery.binds_runtime("import torch\n\n" + delivery.inline_block())
+    assert not delivery.binds_runtime("import torch\ns = 'import _graphmend_runtime as graphmend'\n")
+    assert not delivery.binds_runtime("")
+
+
+def test_import_lines_follow_the_package(tmp_path):
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "sub" / "__init__.py").write_text("")
+    top, deep, loose = tmp_path / "pkg" / "m.py", tmp_path / "pkg" / "sub" / "m.py", tmp_path / "s.py"
+    assert delivery.import_line("vendor", str(top)) == "from . import _graphmend_runtime as graphmend"
+    assert delivery.import_line("vendor", str(deep)) == "from .. import _graphmend_runtime as graphmend"
+    assert delivery.import_line("vendor", str(loose)) == "import _graphmend_runtime as graphmend"
+    assert delivery.vendor_path(str(deep)) == (tmp_path / "pkg" / delivery.VENDOR_FILE).resolve()
+    assert delivery.vendor_path(str(loose)) == (tmp_path / delivery.VENDOR_FILE).resolve()
+    assert delivery.import_line("import", str(deep)) == "from graphmend import runtime as graphmend"
+
+
+@pytest.mark.parametrize("mode", ["vendor", "import", "inline"])
+def test_every_mode_is_one_graph_with_the_same_events(moddir, scenario, mode):
+    orig, _, expected = scenario
+    mod = load(moddir, mended_source(mode=mode), "mode_" + mode)
+    assert events_of(mod, mod.Model(), _inputs())[0] == expected
+    got, n_graphs = events_of(mod, mod.Model(), _inputs(), compile_backend="eager")
+    assert n_graphs == 1 and got == expected
+    if mode == "vendor":
+        assert mod.graphmend.__file__ == str(moddir / delivery.VENDOR_FILE)
+
+
+def test_two_copies_in_one_process_share_the_op(moddir):
+    """A vendored copy and the installed module (same version) register the op once."""
+    import graphmend.runtime as installed
+    vendored = load(moddir, mended_source(mode="vendor"), "share").graphmend
+    assert vendored is not installed
+    assert vendored._op is installed._op is torch.ops.graphmend.emit_v2.default
     from torch._higher_order_ops.effects import _EffectType, _get_effect
-    assert _get_effect(torch.ops.graphmend.emit_v1.default) == _EffectType.ORDERED
-    for mod in (a, b):
-        graphs, out = [], io.StringIO()
-        torch._dynamo.reset()
-        cf = torch.compile(mod.f, backend=counting_backend("eager", graphs), fullgraph=True)
-        with contextlib.redirect_stdout(out):
-            cf(torch.ones(2))
-        assert out.getvalue() == "v tensor([1., 1.])\n"
-        assert len(graphs) == 1
-    torch._dynamo.reset()
+    assert _get_effect(torch.ops.graphmend.emit_v2.default) == _EffectType.ORDERED
 
 
 # --------------------------------------------------------------------------- #
@@ -442,20 +443,21 @@ def test_call_point_values_after_inplace_updates(moddir):
     intermediate) is modified in place afterwards, in every backend."""
     src = mended_source(textwrap.dedent('''
         def f(x):
-            _graphmend_print("x", x)
+            graphmend.print("x", x)
             x.add_(10)
             h = x * 2
-            _graphmend_log(logger, "warning", "h=%s first={_gm0}", h, _gm_values=(h[0],))
+            graphmend.log(logger, "warning", "h=%s first=%s", h, graphmend.item(h[0]))
             h.mul_(0)
-            _graphmend_print("h", h, f"{{_gm0}}", _gm_values=(h.sum(),))
+            graphmend.print("h", h, graphmend.format("{}", h.sum()), [h, {"s": graphmend.to_float(h.sum())}])
+            h.add_(5)
             return h + x
     '''))
     mod = load(moddir, src, "inplace")
-    (line,) = lines_of(src, '"h=%s first={_gm0}"')
+    (line,) = lines_of(src, '"h=%s first=%s"')
     expected = [("out", "x tensor([1., 2.])\n"),
                 ("log", "gm_test.user", "WARNING", "h=tensor([22., 24.]) first=22.0", "f", line, "<user file>"),
-                ("out", "h tensor([0., 0.]) 0.0\n"),
-                ("ret", "tensor([11., 12.])")]
+                ("out", "h tensor([0., 0.]) 0.0 [tensor([0., 0.]), {'s': 0.0}]\n"),
+                ("ret", "tensor([16., 17.])")]
     inputs = [torch.tensor([1.0, 2.0])]
     assert events_of(mod, mod.f, inputs)[0] == expected
     for backend in ("eager", "aot_eager"):
@@ -466,8 +468,8 @@ def test_dynamic_shapes_print_sizes_of_each_call(moddir):
     src = mended_source(textwrap.dedent('''
         def f(x):
             n = x.shape[0]
-            _graphmend_print("n", n, x.shape, n * 2 + 1)
-            _graphmend_log(logger, "info", "n=%d half=%s", n, n / 2)
+            graphmend.print("n", n, x.shape, n * 2 + 1)
+            graphmend.log(logger, "info", "n=%d half=%s", n, n / 2)
             return x.sum()
     '''))
     mod = load(moddir, src, "dyn")
@@ -485,11 +487,13 @@ def test_dynamic_shapes_print_sizes_of_each_call(moddir):
 def test_values_of_every_supported_kind(moddir):
     src = mended_source(textwrap.dedent('''
         def f(x):
-            _graphmend_print("s{x}", None, True, False, -7, 2**40, 0.1 + 0.2, float("nan"), float("-inf"),
-                             x.dtype, torch.int64, x.device, x.shape, torch.Size([]), x, sep=None, end=None)
-            _graphmend_log(logger, "info", "%r %r %r %r %s %d", "q", 1.5, x.shape, x.dtype, x, True)
-            _graphmend_print(f"{{_gm0!r}} {{_gm1:>6}} {{_gm2!s:*^12}} {{_gm3:.1%}} {{_gm4}}{{}} {{_gm5}} {{_gm0!a}} {{_gm2:.3f}}",
-                             _gm_values=("é", 42, x[0], 0.25, x, None))
+            graphmend.print("s{x}", None, True, False, -7, 2**40, 0.1 + 0.2, float("nan"), float("-inf"),
+                            x.dtype, torch.int64, x.device, x.shape, torch.Size([]), x, sep=None, end=None)
+            graphmend.log(logger, "info", "%r %r %r %r %s %d", "q", 1.5, x.shape, x.dtype, x, True)
+            graphmend.print(graphmend.format("{!r} {:>6} {!s:*^12} {:.1%} {}{{}} {} {!a} {:.3f} {:>{}}",
+                            "é", 42, x[0], 0.25, x, None, "é", x[0], x[1], 8))
+            graphmend.print((x, [x.dtype, {"k": (None, 3)}]), {1: x.shape, None: "v"}, graphmend.tolist(x),
+                            graphmend.to_int(x[1]), graphmend.to_bool(x[0]), graphmend.percent("%.2f|%s", (x[0], x)))
             return x * 2
     '''))
     mod = load(moddir, src, "kinds")
@@ -499,8 +503,10 @@ def test_values_of_every_supported_kind(moddir):
                                   "torch.float32 torch.int64 cpu torch.Size([2]) torch.Size([]) tensor([1., 2.])\n")
     assert expected[1][3] == "'q' 1.5 torch.Size([2]) torch.float32 tensor([1., 2.]) 1"
     # the deferred fields format exactly like the f-string would have
-    fstring = f"{'é'!r} {42:>6} {x[0]!s:*^12} {0.25:.1%} {x}{{}} {None} {'é'!a} {x[0]:.3f}"
-    assert expected[2] == ("out", fstring + "\n")
+    fstring = f"{'é'!r} {42:>6} {x[0]!s:*^12} {0.25:.1%} {x}{{}} {None} {'é'!a} {x[0]:.3f} {x[1]:>{8}}"
+    pytree = (f"{(x, [x.dtype, {'k': (None, 3)}])} {({1: x.shape, None: 'v'})} [1.0, 2.0] 2 True "
+              f"{'%.2f|%s' % (x[0], x)}")
+    assert expected[2] == ("out", fstring + "\n" + pytree + "\n")  # consecutive output is merged
     for backend in ("eager", "aot_eager"):
         assert events_of(mod, mod.f, [x], compile_backend=backend) == (expected, 1)
 
@@ -508,8 +514,8 @@ def test_values_of_every_supported_kind(moddir):
 def test_warning_once_fires_once_across_calls(moddir):
     src = mended_source(textwrap.dedent('''
         def g(x):
-            _graphmend_log(hf_logger, "warning_once", "use_cache is deprecated")
-            _graphmend_log(hf_logger, "info", "called")
+            graphmend.log(hf_logger, "warning_once", "use_cache is deprecated")
+            graphmend.log(hf_logger, "info", "called")
             return x + 1
         class M(nn.Module):
             def forward(self, x):
@@ -528,9 +534,9 @@ def test_default_warning_filter_dedups_per_user_line(moddir):
     module, compiled or not (the compiled path uses the module's registry)."""
     src = mended_source(textwrap.dedent('''
         def f(x):
-            _graphmend_warn("same text", FutureWarning)
-            _graphmend_warn("same text", FutureWarning)
-            _graphmend_warn("caller line", DeprecationWarning, stacklevel=2)
+            graphmend.warn("same text", FutureWarning)
+            graphmend.warn("same text", FutureWarning)
+            graphmend.warn("caller line", DeprecationWarning, stacklevel=2)
             return x + 1
         def outer(x):
             return f(x) - 1
@@ -558,8 +564,8 @@ def test_default_warning_filter_dedups_per_user_line(moddir):
 def test_log_level_is_checked_at_run_time(moddir):
     src = mended_source(textwrap.dedent('''
         def f(x):
-            _graphmend_log(logger, "debug", "dbg {_gm0}", _gm_values=(x,))
-            _graphmend_log(logger, "info", "inf %s", x)
+            graphmend.log(logger, "debug", graphmend.format("dbg {}", x))
+            graphmend.log(logger, "info", "inf %s", x)
             return x + 1
     '''))
     mod = load(moddir, src, "level")
@@ -583,8 +589,8 @@ def test_root_logger_stacklevel_and_records_location(moddir):
     src = mended_source(textwrap.dedent('''
         root = logging.getLogger()
         def inner(x):
-            _graphmend_log(logger, "error", "from inner", stacklevel=2)
-            _graphmend_log(root, "critical", "root says %s", x.sum())
+            graphmend.log(logger, "error", "from inner", stacklevel=2)
+            graphmend.log(root, "critical", "root says %s", x.sum())
         def f(x):
             inner(x)
             return x + 1
@@ -621,10 +627,10 @@ def test_root_logger_stacklevel_and_records_location(moddir):
 
 GUARD_BODY = '''
 def guard(x, limit):
-    _graphmend_raise_if(torch.isinf(x).any() | torch.isnan(x).any(), ValueError, "non-finite input")
-    _graphmend_raise_if(x.abs().max() < limit, MyError, f"too big: {{_gm0:.1f}} >= {limit}", negate=True, _gm_values=(x.abs().max(),))
-    _graphmend_raise_if(x.shape[0] > 3, IndexError, "too long", x.shape[0])
-    _graphmend_raise_if(x.sum() == 0, ZeroDivisionError)
+    graphmend.raise_if(torch.isinf(x).any() | torch.isnan(x).any(), ValueError, "non-finite input")
+    graphmend.raise_unless(x.abs().max() < limit, MyError, graphmend.format("too big: {:.1f} >= {}", x.abs().max(), limit))
+    graphmend.raise_if(x.shape[0] > 3, IndexError, "too long", x.shape[0])
+    graphmend.raise_if(x.sum() == 0, ZeroDivisionError)
     return x / x.sum()
 '''
 
@@ -681,11 +687,11 @@ def test_raise_if_plain_python_semantics(moddir):
             return LocalError
         LocalError = make_local()
         def g(x, flag):
-            _graphmend_raise_if(flag, KeyError, "flag")
-            _graphmend_raise_if(x > 0, RuntimeError, "positive")
+            graphmend.raise_if(flag, KeyError, "flag")
+            graphmend.raise_if(x > 0, RuntimeError, "positive")
             return x + 1
         def h(x):
-            _graphmend_raise_if(x.sum() > 0, LocalError, "local")
+            graphmend.raise_if(x.sum() > 0, LocalError, "local")
             return x + 1
     '''))
     mod = load(moddir, src, "plain")
@@ -705,7 +711,7 @@ def test_raise_if_plain_python_semantics(moddir):
     assert "ambiguous" in str(eager_err.value)
     # an exception class its module:qualname does not reach falls back to a plain
     # `if` (graph break) and still raises the right class
-    assert mod._gm_class_key(mod.LocalError) == ""
+    assert mod.graphmend._class_key(mod.LocalError) == ""
     torch._dynamo.reset()
     explained = torch._dynamo.explain(mod.h)(-torch.ones(1))
     assert explained.graph_break_count >= 1
@@ -724,11 +730,11 @@ def test_unencodable_arguments_fall_back_to_original_statement(moddir):
     src = mended_source(textwrap.dedent('''
         adapter = logging.LoggerAdapter(logger, {})
         def f(x, cfg):
-            _graphmend_print("cfg", cfg, [1, 2])
-            _graphmend_print("big", 2**70, x)
-            _graphmend_log(adapter, "warning", "adapted %s", x)
-            _graphmend_log(logger, "warning", "extra", extra={"k": 1})
-            _graphmend_print("buf", x, file=cfg["buf"])
+            graphmend.print("cfg", cfg, [1, object])
+            graphmend.print("big", 2**70, x)
+            graphmend.log(adapter, "warning", "adapted %s", x)
+            graphmend.log(logger, "warning", "extra", extra={"k": 1})
+            graphmend.print("buf", x, file=cfg["buf"])
             return x + 1
     '''))
     mod = load(moddir, src, "fallback")
@@ -761,8 +767,9 @@ def test_unencodable_arguments_fall_back_to_original_statement(moddir):
 def test_block_imports_and_works_without_custom_op_support(moddir, monkeypatch):
     """On a torch without the effects API the helpers just run the statements."""
     monkeypatch.setitem(sys.modules, "torch._higher_order_ops.effects", None)  # ImportError
-    mod = load(moddir, mended_source(), "noeffects")
-    assert mod._gm_op is None
+    monkeypatch.delitem(sys.modules, f"_graphmend_runtime_inline_v{delivery.version()}", raising=False)
+    mod = load(moddir, mended_source(mode="inline"), "noeffects")  # inline: a fresh runtime
+    assert mod.graphmend._op is None
     expected, _ = events_of(mod, mod.Model(), _inputs())
     orig = load(moddir, original_source(), "orig")
     assert expected == events_of(orig, orig.Model(), _inputs())[0]
@@ -786,15 +793,15 @@ def test_block_imports_with_a_minimal_torch(moddir, monkeypatch):
     fake.Tensor = torch.Tensor
     monkeypatch.setitem(sys.modules, "torch", fake)
     ns = {"__name__": "gm_minimal"}
-    exec(compile(HELPER_SOURCE, "<block>", "exec"), ns)
-    assert ns["_gm_op"] is None
+    exec(compile(delivery.source(), "<runtime>", "exec"), ns)
+    assert ns["_op"] is None
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        ns["_graphmend_print"]("a", 1, f"{{_gm0:.1f}}", sep="-", _gm_values=(2,))
+        ns["print"]("a", 1, ns["format"]("{:.1f}", 2), sep="-")
     assert out.getvalue() == "a-1-2.0\n"
     with pytest.raises(ValueError, match="^bad$"):
-        ns["_graphmend_raise_if"](True, ValueError, "bad")
-    ns["_graphmend_raise_if"](True, ValueError, "bad", negate=True)
+        ns["raise_if"](True, ValueError, "bad")
+    ns["raise_unless"](True, ValueError, "bad")
 
 
 def test_training_forward_and_backward(moddir):
@@ -806,9 +813,9 @@ def test_training_forward_and_backward(moddir):
                 self.lin = nn.Linear(2, 2)
             def forward(self, x):
                 h = self.lin(x)
-                _graphmend_log(logger, "info", "h={_gm0}", _gm_values=(h.detach().sum(),))
-                _graphmend_raise_if(torch.isnan(h).any(), ValueError, "nan")
-                _graphmend_print("h", h)
+                graphmend.log(logger, "info", graphmend.format("h={}", h.detach().sum()))
+                graphmend.raise_if(torch.isnan(h).any(), ValueError, "nan")
+                graphmend.print("h", h)
                 return h.sum()
     '''))
     mod = load(moddir, src, "train")
@@ -844,7 +851,7 @@ def test_known_difference_input_mutation_before_a_raising_guard(moddir):
     src = mended_source(textwrap.dedent('''
         def f(x):
             x.add_(1)
-            _graphmend_raise_if(x.sum() > 100, ValueError, "big")
+            graphmend.raise_if(x.sum() > 100, ValueError, "big")
             return x * 2
     '''))
     mod = load(moddir, src, "mutguard")

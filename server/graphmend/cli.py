@@ -148,6 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Apply the safe fixes (and, with --unsafe-fixes, the unsafe "
                                      "ones) to PATHs.")
     _common(fix)
+    fix.add_argument("--runtime", choices=("vendor", "import", "inline"),
+                     help="how mended code reaches graphmend's runtime: vendor (default: write "
+                          "_graphmend_runtime.py into the package, one import line per file), import "
+                          "(import graphmend.runtime), inline (the runtime in the file)")
     fix.add_argument("--diff", action="store_true",
                      help="print a unified diff of the changes and write nothing "
                           "(exit 1 when there would be changes)")
@@ -243,6 +247,8 @@ def resolve_settings(args) -> Settings:
         settings.scope = args.scope
     if args.unsafe_fixes is not None:
         settings.unsafe_fixes = args.unsafe_fixes
+    if getattr(args, "runtime", None):
+        settings.runtime = args.runtime
     return settings
 
 
@@ -281,7 +287,13 @@ def cmd_check(args) -> int:
         if not args.no_cache:
             from graphmend.cache import ScanCache, default_dir
             cache = ScanCache(args.cache_dir or default_dir(settings), settings)
-        results = scan.check_paths(paths, settings, jobs=args.jobs, cache=cache)
+        vendored: list[str] = []
+        files, discover_errors = scan.discover(paths, settings, vendored)
+        results = discover_errors + scan.check_files(files, settings, args.jobs, None, scan.roots_of(paths), cache)
+        for p in vendored:
+            why = _vendored_problem(p)
+            if why and not args.quiet:
+                _err(f"graphmend: warning: {p}: {why}")
         if cache is not None:
             why = cache.save()
             if why and not args.quiet:
@@ -317,6 +329,60 @@ def cmd_check(args) -> int:
 
 
 # --------------------------------------------------------------------------- fix
+
+
+def _vendored_problem(path: str) -> Optional[str]:
+    """What is wrong with a vendored runtime copy (None: it is current)."""
+    from graphmend.rewrite import runtime
+    try:
+        text = open(path, encoding="utf-8").read()
+    except (OSError, UnicodeDecodeError) as e:
+        return f"cannot read the vendored graphmend runtime: {e}"
+    status = runtime.vendored_status(text)
+    if status == "stale":
+        return (f"the vendored graphmend runtime is older than v{runtime.version()}; "
+                "`graphmend fix` updates it")
+    if status == "edited":
+        return ("the vendored graphmend runtime was edited (it no longer matches its digest); "
+                "delete it and run `graphmend fix` to restore it")
+    if status == "newer":
+        return "the vendored graphmend runtime was written by a newer graphmend"
+    return None
+
+
+def _vendor(fixes, settings: Settings, dry_run: bool, quiet: bool) -> dict:
+    """Write (or, with dry_run, name) the vendored runtime copies the fixed files import, before
+    the files are written. Returns {copy path: why} for copies that could not be written (the
+    files that import them are then left unchanged)."""
+    from graphmend.rewrite import runtime
+    from graphmend.rewrite.apply import vendor_runtime
+    if settings.runtime != "vendor":
+        return {}
+    failed, done = {}, set()
+    for fx in fixes:
+        if not fx.changed or not fx.applied or not runtime.uses_runtime(fx.fixed):
+            continue
+        target = runtime.vendor_path(fx.path)
+        if target in done:
+            continue
+        done.add(target)
+        if dry_run:
+            old = target.read_text(encoding="utf-8") if target.is_file() else None
+            status = "missing" if old is None else runtime.vendored_status(old)
+            if status in ("missing", "stale") and not quiet:
+                _err(f"Would {'write' if status == 'missing' else 'update'} {target} "
+                     f"(graphmend runtime v{runtime.version()}).")
+            continue
+        path, what = vendor_runtime(fx.path)
+        if what in ("created", "updated"):
+            if not quiet:
+                _err(f"{'Wrote' if what == 'created' else 'Updated'} {path} (graphmend runtime v{runtime.version()}).")
+        elif what != "current" and not what.startswith(("edited", "written by a newer")):
+            failed[target] = f"the vendored runtime {path}: {what}"
+        elif what != "current" and not quiet:
+            _err(f"graphmend: warning: {path}: {what}")
+    return failed
+
 
 
 def _not_fixed_reasons(fix: scan.FileFix) -> dict[int, str]:
@@ -355,7 +421,16 @@ def _fix_stdin(args, settings: Settings, unsafe: bool) -> int:
         _error(f"{name}: {e}")
         return 2
     from graphmend import rewrite
-    res = rewrite.fix_source(src.text, name, settings, unsafe=unsafe)
+    # vendor: the copy goes beside --stdin-filename's package (written unless --diff); without a
+    # file name there is nowhere to put it, so the text carries the runtime inline
+    mode = settings.runtime if settings.runtime != "vendor" or args.stdin_filename else "inline"
+    res = rewrite.fix_source(src.text, name, settings, unsafe=unsafe, runtime=mode)
+    if mode == "vendor" and res.text != src.text and not args.diff:
+        failed = _vendor([scan.FileFix(name, applied=list(res.applied), original=src.text, fixed=res.text)], settings,
+                         False, args.quiet)
+        if failed:
+            _error(f"{name}: {next(iter(failed.values()))}; printing the input unchanged")
+            res.text = src.text
     new = res.text
     why = scan.parse_error(new, name) if new != src.text else None
     if why:
@@ -396,6 +471,7 @@ def cmd_fix(args) -> int:
                 n_would += len(fx.applied)
                 chunks.append(output.format_diff(fx.path, fx.original, fx.fixed))
         _out("".join(chunks))
+        _vendor(fixes, settings, True, args.quiet)
         if not args.quiet:
             if n_would or chunks:
                 _err(f"Would fix {output._plural(n_would, 'graph break')}.")
@@ -409,9 +485,13 @@ def cmd_fix(args) -> int:
     fixed = 0
     remaining: list[Finding] = []
     lines: list[str] = []
+    failed = _vendor(fixes, settings, False, args.quiet)
     for fx in fixes:
         if fx.changed:
-            why = scan.write_fix(fx)
+            from graphmend.rewrite import runtime
+            why = (failed.get(runtime.vendor_path(fx.path)) if failed and runtime.uses_runtime(fx.fixed)
+                   else None)
+            why = (why + "; file left unchanged") if why else scan.write_fix(fx)
             if why is not None:
                 fx.error = why
                 fx.applied = []

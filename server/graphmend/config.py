@@ -12,6 +12,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 SCOPES = ("default", "compiled", "module")
+RUNTIMES = ("vendor", "import", "inline")  # how mended code reaches the runtime (rewrite/runtime.py)
+DEFAULT_LINE_LENGTH = 88
 
 
 class ConfigError(ValueError):
@@ -30,6 +32,9 @@ class Settings:
         ".git", ".venv", "venv", "__pycache__", "node_modules", "build", "dist", ".tox", ".eggs"])
     extend_exclude: list[str] = field(default_factory=list)
     cache_dir: str | None = None  # `graphmend check`'s cache (default .graphmend_cache)
+    # "vendor": a copy _graphmend_runtime.py in the package; "import": graphmend.runtime; "inline"
+    runtime: str = "vendor"
+    line_length: int = DEFAULT_LINE_LENGTH  # mended lines wrap here (else [tool.ruff]/[tool.black])
     source: str | None = None  # the pyproject.toml these came from
 
     def enabled(self, code: str) -> bool:
@@ -52,6 +57,14 @@ def _coerce(name: str, value, default):
     if name == "cache_dir":
         if not isinstance(value, str) or not value:
             raise ConfigError(f"`cache-dir` must be a path, not {value!r}")
+        return value
+    if name == "runtime":
+        if value not in RUNTIMES:
+            raise ConfigError(f"`runtime` must be one of {', '.join(RUNTIMES)}, not {value!r}")
+        return value
+    if name == "line_length":
+        if not isinstance(value, int) or isinstance(value, bool) or not 20 <= value <= 1000:
+            raise ConfigError(f"`line-length` must be an integer from 20 to 1000, not {value!r}")
         return value
     if name == "scope":
         if value not in SCOPES:
@@ -99,7 +112,14 @@ def load_settings(start: Path | str = ".") -> tuple[Settings, list[str]]:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         return Settings(), [f"{p}: cannot read [tool.graphmend]: {e}"]
-    table = data.get("tool", {}).get("graphmend", {})
+    tool = data.get("tool", {}) if isinstance(data.get("tool"), dict) else {}
+    table = tool.get("graphmend", {})
+    if isinstance(table, dict) and "line-length" not in table and "line_length" not in table:
+        for other in ("ruff", "black"):  # the formatter's line length, when graphmend has none
+            n = tool.get(other, {}).get("line-length") if isinstance(tool.get(other), dict) else None
+            if isinstance(n, int) and not isinstance(n, bool) and 20 <= n <= 1000:
+                table = {**table, "line-length": n}
+                break
     s, errors = settings_from_dict(table)
     s.source = str(p)
     return s, [f"{p}: {e}" for e in errors]

@@ -15,7 +15,7 @@ This is the layer between the command line (``graphmend.cli``) and the engine
   findings as plain tuples, so the per-file overhead stays small.
 
 The engine functions are looked up at call time (``analysis.analyze_source``,
-``rewrite.fix_source``) so tests can replace them; ``graphmend.rewrite`` (libcst)
+``rewrite.fix_source``) so tests can replace them; ``graphmend.rewrite``
 is imported only when fixing.
 
 Nothing here raises on a bad file: an unreadable, non-UTF-8 or otherwise broken
@@ -153,13 +153,18 @@ def _excluder_for(settings: Settings) -> Excluder:
     return Excluder([*settings.exclude, *settings.extend_exclude], root)
 
 
-def discover(paths: Sequence[str], settings: Settings) -> tuple[list[str], list[FileResult]]:
+VENDORED_RUNTIME = "_graphmend_runtime.py"  # graphmend's own copy (rewrite/runtime.py): not user code
+
+
+def discover(paths: Sequence[str], settings: Settings,
+             vendored: Optional[list] = None) -> tuple[list[str], list[FileResult]]:
     """The Python files under `paths`, in a stable order, and the paths that could not be read.
 
     Directories are walked recursively for ``*.py`` files; hidden directories
     and excluded names are skipped below each argument (an argument itself is
     never excluded, so ``graphmend check .venv/lib/.../transformers`` works).
-    A file named explicitly is always checked, whatever its name.
+    A file named explicitly is always checked, whatever its name. Vendored runtime copies
+    (`_graphmend_runtime.py`) found in directories are not checked; `vendored` collects them.
     """
     excluder = _excluder_for(settings)
     files: list[str] = []
@@ -184,7 +189,12 @@ def discover(paths: Sequence[str], settings: Settings) -> tuple[list[str], list[
                 errors.append(FileResult(arg, error=f"cannot read: {e.strerror or e}"))
             continue
         if stat.S_ISDIR(st.st_mode):
-            _walk(arg, excluder, add, errors)
+            def add_walked(p: str) -> None:
+                if os.path.basename(p) != VENDORED_RUNTIME:
+                    add(p)
+                elif vendored is not None:
+                    vendored.append(p)
+            _walk(arg, excluder, add_walked, errors)
         elif stat.S_ISREG(st.st_mode):
             add(arg)
         else:
@@ -476,7 +486,7 @@ def _check_chunk(chunk: Sequence[tuple[int, str]]) -> list[tuple]:
 
 
 def _fix_one(path: str, external: Optional[dict] = None) -> dict:
-    from graphmend import rewrite  # libcst is loaded only when fixing
+    from graphmend import rewrite  # the rules' fix code is loaded only when fixing
 
     settings = _STATE["settings"]
     unsafe = _STATE["unsafe"]
@@ -688,7 +698,7 @@ def fix_files(files: Sequence[str], settings: Settings, unsafe: bool = False, jo
               workspace_factory: Optional[WorkspaceFactory] = None,
               roots: Optional[Sequence[str]] = None) -> list[FileFix]:
     """Compute the fixes for `files` (nothing is written; see `write_fix`)."""
-    try:  # load libcst once here, so forked workers inherit it instead of each importing it
+    try:  # load the fix code once here, so forked workers inherit it instead of each importing it
         from graphmend import rewrite  # noqa: F401
     except Exception:
         pass  # reported per file by the worker

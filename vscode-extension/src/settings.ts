@@ -5,11 +5,13 @@
 import * as os from 'node:os';
 
 export const SCOPES = ['default', 'compiled', 'module'] as const;
+export const RUNTIMES = ['vendor', 'import', 'inline'] as const;
 export const LOG_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
 export const CONFIGURATION_PREFERENCES = ['editorFirst', 'filesystemFirst', 'editorOnly'] as const;
 export const PROBE_DEVICES = ['auto', 'cpu', 'cuda'] as const;
 
 export type Scope = (typeof SCOPES)[number];
+export type Runtime = (typeof RUNTIMES)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type ConfigurationPreference = (typeof CONFIGURATION_PREFERENCES)[number];
 export type ProbeDevice = (typeof PROBE_DEVICES)[number];
@@ -19,6 +21,8 @@ export interface InitializationOptions {
   enable: boolean;
   fixOnSave: boolean;
   unsafeFixes: boolean;
+  runtime: Runtime;
+  lineLength: number;
   scope: Scope;
   select: string[];
   ignore: string[];
@@ -32,6 +36,8 @@ export function defaultOptions(): InitializationOptions {
     enable: true,
     fixOnSave: false,
     unsafeFixes: false,
+    runtime: 'vendor',
+    lineLength: 88,
     scope: 'default',
     select: [],
     ignore: [],
@@ -117,6 +123,8 @@ export function readInitializationOptions(config: ConfigurationReader): ReadResu
     enable: r.bool('enable', d.enable),
     fixOnSave: r.bool('fixOnSave', d.fixOnSave),
     unsafeFixes: r.bool('unsafeFixes', d.unsafeFixes),
+    runtime: r.choice('runtime', RUNTIMES, d.runtime),
+    lineLength: r.positiveNumber('lineLength', d.lineLength),
     scope: r.choice('scope', SCOPES, d.scope),
     select: r.strings('select'),
     ignore: r.strings('ignore'),
@@ -164,8 +172,8 @@ export function readInterpreterSetting(config: ConfigurationReader, subs: Substi
 export function needsRestart(affects: (section: string) => boolean): boolean {
   if (!affects('graphmend')) return false;
   const keys = [
-    'enable', 'interpreter', 'fixOnSave', 'unsafeFixes', 'scope', 'select', 'ignore', 'logLevel',
-    'configurationPreference', 'probe',
+    'enable', 'interpreter', 'fixOnSave', 'unsafeFixes', 'runtime', 'lineLength', 'scope', 'select', 'ignore',
+    'logLevel', 'configurationPreference', 'probe',
   ];
   return keys.some((k) => affects(`graphmend.${k}`)) || !affects('graphmend.trace');
 }

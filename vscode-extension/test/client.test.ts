@@ -96,6 +96,8 @@ for (const [variant, load] of variants) describe(`the language client against a 
       enable: true,
       fixOnSave: false,
       unsafeFixes: false,
+      runtime: 'vendor',
+      lineLength: 88,
       scope: 'compiled',
       select: ['GM1', 'GM2'],
       ignore: [],

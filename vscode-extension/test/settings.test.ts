@@ -22,6 +22,8 @@ describe('readInitializationOptions', () => {
       enable: true,
       fixOnSave: false,
       unsafeFixes: false,
+      runtime: 'vendor',
+      lineLength: 88,
       scope: 'default',
       select: [],
       ignore: [],
@@ -38,6 +40,8 @@ describe('readInitializationOptions', () => {
         enable: false,
         fixOnSave: true,
         unsafeFixes: true,
+        runtime: 'inline',
+        lineLength: 100,
         scope: 'module',
         select: ['GM1', 'GM201'],
         ignore: ['GM403'],
@@ -53,6 +57,8 @@ describe('readInitializationOptions', () => {
       enable: false,
       fixOnSave: true,
       unsafeFixes: true,
+      runtime: 'inline',
+      lineLength: 100,
       scope: 'module',
       select: ['GM1', 'GM201'],
       ignore: ['GM403'],
@@ -145,8 +151,9 @@ describe('package.json contributes the settings read here', () => {
   it('with every option key of initializationOptions, plus the client-side interpreter and trace', () => {
     const keys = Object.keys(props).map((k) => k.replace(/^graphmend\./, '')).sort();
     const expected = [
-      'configurationPreference', 'enable', 'fixOnSave', 'ignore', 'interpreter', 'logLevel', 'probe.device',
-      'probe.enable', 'probe.timeoutSeconds', 'scope', 'select', 'trace.server', 'unsafeFixes',
+      'configurationPreference', 'enable', 'fixOnSave', 'ignore', 'interpreter', 'lineLength', 'logLevel',
+      'probe.device', 'probe.enable', 'probe.timeoutSeconds', 'runtime', 'scope', 'select', 'trace.server',
+      'unsafeFixes',
     ];
     assert.deepEqual(keys, expected);
   });

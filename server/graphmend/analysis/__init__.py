@@ -1,7 +1,7 @@
 """Static analysis: what Dynamo will trace, and where it will break.
 
-Runs on Python's `ast` only (fast enough for every keystroke); libcst is used
-only when a fix is asked for (see `graphmend.rewrite`).
+Runs on Python's `ast` only (fast enough for every keystroke); the fixes are built only when
+asked for (see `graphmend.rewrite`).
 """
 
 from __future__ import annotations

@@ -4,6 +4,15 @@
 Actions are listed cheaply; their edits are computed when the client resolves one
 (`codeAction/resolve`) or, for clients that cannot resolve, when listed. Every edit is built
 from the analysis of exactly the text the client has (same version), and checked to parse.
+
+The runtime (setting `runtime`, rewrite/runtime.py): with "vendor" (the default) a mend adds one
+import line, and the workspace edit creates the vendored copy `_graphmend_runtime.py` when it is
+missing (or replaces an older, unedited one): `documentChanges` with a `CreateFile` and the
+copy's text. A client whose `workspace.workspaceEdit.resourceOperations` lacks "create" gets the
+runtime inline instead, and the action's title says so. Fix on save (`willSaveWaitUntil`) may
+only return edits of the document being saved: when the copy is missing it first asks the client
+to create it (`workspace/applyEdit`, the same CreateFile); if the client cannot or refuses, the
+saved document gets the runtime inline, so the saved code always runs.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from graphmend.analysis.engine import SUPPRESS_RE, suppressions
 from graphmend.findings import Applicability, Finding, Pos, Span, TextEdit
 from graphmend.lsp.checker import LARGE_TEXT, Checked
 from graphmend.lsp.document import Document
+from graphmend.rewrite import runtime as rt
 from graphmend.rewrite.apply import edits_for, fix_source
 from graphmend.textlines import split_lines
 
@@ -30,14 +40,16 @@ log = logging.getLogger("graphmend.lsp")
 FIX_ALL_KIND = "source.fixAll.graphmend"
 FIX_ALL_TITLE = "GraphMend: Mend all graph breaks in this file"
 DIFF_EXACT_LINES = 5_000
+INLINE_NOTE = " (runtime inline: this editor cannot create _graphmend_runtime.py)"
 TOO_LARGE = ("the file is too large to mend all at once in the editor: run `graphmend fix` on it "
              "(its quick fixes work)")
 
 
 def too_large(text: str) -> bool:
     """Fix all is not run in the server on documents over LARGE_TEXT characters: `fix` of a
-    50,000-line file took 20 s, in which libcst's parser holds the GIL for seconds at a time,
-    so that every document's diagnostics and every request stalled (up to 50 s)."""
+    50,000-line file took 20 s (measured when fixes were built with libcst, whose parser held
+    the GIL for seconds at a time), so that every document's diagnostics and every request
+    stalled (up to 50 s)."""
     return len(text) > LARGE_TEXT
 
 
@@ -90,7 +102,8 @@ async def code_actions(server: "GraphMendServer", params: types.CodeActionParams
                    "line": f.span.start.line, "col": f.span.start.col}
             if f.fixable and f.site is not None:
                 action = types.CodeAction(
-                    title=fix_title(f) + probe_suffix(server), kind=types.CodeActionKind.QuickFix, diagnostics=diags,
+                    title=fix_title(f) + probe_suffix(server) + inline_note(server, checked),
+                    kind=types.CodeActionKind.QuickFix, diagnostics=diags,
                     is_preferred=f.applicability is Applicability.SAFE, data={**key, "action": "fix"})
                 if not lazy:
                     action.edit = fix_edit(server, doc, checked, f)
@@ -107,7 +120,7 @@ async def code_actions(server: "GraphMendServer", params: types.CodeActionParams
             out.append(ignore)
     if _wanted(FIX_ALL_KIND, only) and checked.syntax_error is None and not too_large(checked.text) and any(
             _in_fix_all(f, checked) for f in checked.findings):
-        action = types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND,
+        action = types.CodeAction(title=FIX_ALL_TITLE + inline_note(server, checked), kind=FIX_ALL_KIND,
                                   data={"uri": uri, "version": checked.version, "action": "fixAll"})
         if not lazy:
             action.edit = await fix_all_edit(server, uri)
@@ -151,29 +164,85 @@ def _find(checked: Checked, data: dict) -> Optional[Finding]:
 # --------------------------------------------------------------------------- edits
 
 
+def can_create_files(server: "GraphMendServer") -> bool:
+    """The client applies `documentChanges` with CreateFile operations."""
+    ops = server._client("workspace.workspace_edit.resource_operations", None) or []
+    return server.supports_document_changes and any(
+        (getattr(o, "value", o)) == "create" for o in ops)
+
+
+def runtime_mode(server: "GraphMendServer", checked: Checked) -> str:
+    """The runtime mode the editor's edits use: the setting's, but inline for "vendor" where the
+    client cannot create the copy (or the document is no file)."""
+    mode = getattr(checked.settings, "runtime", "vendor")
+    if mode == "vendor" and not can_create_files(server):
+        return "inline"
+    return mode
+
+
+def inline_note(server: "GraphMendServer", checked: Checked) -> str:
+    return INLINE_NOTE if getattr(checked.settings, "runtime", "vendor") == "vendor" \
+        and runtime_mode(server, checked) == "inline" else ""
+
+
+def vendor_operations(doc: Document, new_text: str) -> list:
+    """The CreateFile and its text for the vendored runtime the mended `new_text` imports, when
+    it is missing or an older unedited copy; [] when none is needed (or an edited copy is left
+    alone)."""
+    if not rt.uses_runtime(new_text) or rt.IMPORT_LINE in new_text or "(inline;" in new_text:
+        return []
+    if not doc.uri.startswith("file:"):
+        return []
+    target = rt.vendor_path(doc.path)
+    overwrite = False
+    if target.exists():
+        try:
+            status = rt.vendored_status(target.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return []
+        if status != "stale":
+            return []
+        overwrite = True
+    uri = target.as_uri()
+    return [types.CreateFile(uri=uri, options=types.CreateFileOptions(overwrite=overwrite,
+                                                                        ignore_if_exists=not overwrite)),
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+                edits=[types.TextEdit(range=types.Range(start=types.Position(line=0, character=0),
+                                                        end=types.Position(line=0, character=0)),
+                                      new_text=rt.vendored_text())])]
+
+
 def workspace_edit(server: "GraphMendServer", doc: Document, version: Optional[int],
-                   edits: list[TextEdit]) -> types.WorkspaceEdit:
+                   edits: list[TextEdit], create: Optional[list] = None) -> types.WorkspaceEdit:
+    """The document's edits, after the vendored runtime's creation (`create`) when one is needed."""
     lsp_edits = [types.TextEdit(range=doc.range(e.span, server.codec), new_text=e.text) for e in edits]
     if server.supports_document_changes:
-        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+        return types.WorkspaceEdit(document_changes=[*(create or []), types.TextDocumentEdit(
             text_document=types.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=version),
             edits=lsp_edits)])
     return types.WorkspaceEdit(changes={doc.uri: lsp_edits})
 
 
-def finding_edits(checked: Checked, f: Finding) -> Optional[list[TextEdit]]:
+def finding_edits(checked: Checked, f: Finding, mode: str = "vendor", path: str = "<string>"
+                  ) -> Optional[list[TextEdit]]:
     if checked.symbols is None or checked.syntax_error is not None:
         return None
     try:
-        return edits_for(f, checked.text, checked.symbols, checked.line_index)
+        return edits_for(f, checked.text, checked.symbols, checked.line_index, mode, path,
+                         checked.settings.line_length)
     except Exception:  # a bug in a rule must not kill the request
         log.exception("building the fix of %s at line %d failed", f.code, f.span.start.line)
         return None
 
 
 def fix_edit(server: "GraphMendServer", doc: Document, checked: Checked, f: Finding) -> Optional[types.WorkspaceEdit]:
-    edits = finding_edits(checked, f)
-    return workspace_edit(server, doc, checked.version, edits) if edits else None
+    mode = runtime_mode(server, checked)
+    edits = finding_edits(checked, f, mode, doc.path)
+    if not edits:
+        return None
+    create = vendor_operations(doc, "\n".join(e.text for e in edits)) if mode == "vendor" else []
+    return workspace_edit(server, doc, checked.version, edits, create)
 
 
 def ignore_edits(checked: Checked, f: Finding) -> Optional[list[TextEdit]]:
@@ -241,20 +310,22 @@ def diff_edits(old: str, new: str) -> list[TextEdit]:
     return out
 
 
-def fix_all_text_edits(server: "GraphMendServer", doc_path: str, checked: Checked) -> list[TextEdit]:
+def fix_all_text_edits(server: "GraphMendServer", doc_path: str, checked: Checked,
+                       mode: str = "vendor") -> list[TextEdit]:
     """The edits of `fix` for this text: safe fixes (unsafe too when the settings allow them),
     repeated until nothing changes; nothing when the text does not parse. Runs in a worker."""
     if checked.syntax_error is not None:
         return []
     external = server.index.external(doc_path) if server.index is not None else {}
     result = fix_source(checked.text, doc_path, checked.settings, unsafe=checked.settings.unsafe_fixes,
-                        workspace=server.model, external=external)
+                        workspace=server.model, external=external, runtime=mode)
     if result.text == checked.text:
         return []
     return diff_edits(checked.text, result.text)
 
 
-async def fix_all_edits(server: "GraphMendServer", uri: str) -> tuple[Optional[Document], Optional[Checked], list[TextEdit]]:
+async def fix_all_edits(server: "GraphMendServer", uri: str, mode: Optional[str] = None
+                        ) -> tuple[Optional[Document], Optional[Checked], list[TextEdit]]:
     doc = server.docs.get(uri)
     checked = await server.diagnostics.current(uri)
     if doc is None or checked is None:
@@ -262,10 +333,14 @@ async def fix_all_edits(server: "GraphMendServer", uri: str) -> tuple[Optional[D
     if too_large(checked.text):
         log.info("%s: %s", doc.path, TOO_LARGE)
         return doc, checked, []
-    if checked.fix_all is None:  # once per version (seconds in a huge file), shared by the requests
+    mode = mode or runtime_mode(server, checked)
+    if not isinstance(checked.fix_all, dict):
+        checked.fix_all = {}
+    if mode not in checked.fix_all:  # once per version and mode (seconds in a huge file), shared
         loop = asyncio.get_running_loop()
-        checked.fix_all = loop.run_in_executor(server.fix_pool, fix_all_text_edits, server, doc.path, checked)
-    edits = await asyncio.shield(checked.fix_all)  # a cancelled request leaves it to the others
+        checked.fix_all[mode] = loop.run_in_executor(server.fix_pool, fix_all_text_edits, server, doc.path,
+                                                     checked, mode)
+    edits = await asyncio.shield(checked.fix_all[mode])  # a cancelled request leaves it to the others
     return doc, checked, edits
 
 
@@ -273,15 +348,36 @@ async def fix_all_edit(server: "GraphMendServer", uri: str) -> Optional[types.Wo
     doc, checked, edits = await fix_all_edits(server, uri)
     if not edits or doc is None or doc.version != checked.version:
         return None
-    return workspace_edit(server, doc, checked.version, edits)
+    create = vendor_operations(doc, "\n".join(e.text for e in edits)) \
+        if runtime_mode(server, checked) == "vendor" else []
+    return workspace_edit(server, doc, checked.version, edits, create)
 
 
 async def will_save_edits(server: "GraphMendServer", uri: str) -> list[types.TextEdit]:
     """Fix on save: the safe mends (unsafe ones only when allowed); none when the file does not
-    parse, so code being typed is never moved or removed."""
+    parse, so code being typed is never moved or removed. Only edits of this document can be
+    returned: a missing vendored runtime is created first through `workspace/applyEdit`; when
+    that is refused, the saved text carries the runtime inline."""
     if not server.settings.fix_on_save or not server.settings.enable:
         return []
     doc, checked, edits = await fix_all_edits(server, uri)
     if not edits or doc is None or checked is None or doc.version != checked.version:
         return []
+    if runtime_mode(server, checked) == "vendor":
+        create = vendor_operations(doc, "\n".join(e.text for e in edits))
+        if create and not await _apply(server, types.WorkspaceEdit(document_changes=create),
+                                       "GraphMend: create the vendored runtime"):
+            doc, checked, edits = await fix_all_edits(server, uri, "inline")
+            if not edits or doc is None or checked is None or doc.version != checked.version:
+                return []
     return [types.TextEdit(range=doc.range(e.span, server.codec), new_text=e.text) for e in edits]
+
+
+async def _apply(server: "GraphMendServer", edit: types.WorkspaceEdit, label: str) -> bool:
+    try:
+        res = await asyncio.wait_for(server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label=label)), timeout=2.0)
+    except Exception:
+        log.exception("creating the vendored runtime through workspace/applyEdit failed")
+        return False
+    return bool(res and res.applied)

@@ -12,7 +12,7 @@ from graphmend.findings import CATALOGUE, Applicability, Finding, Pos
 from graphmend.lsp.actions import finding_edits
 from graphmend.lsp.checker import Checked
 from graphmend.rewrite.apply import apply_edits
-from graphmend.rewrite.runtime import HELPER_SOURCE
+from graphmend.rewrite import runtime
 from graphmend.rules import DOCS_URL
 from graphmend.textlines import split_lines
 
@@ -34,11 +34,11 @@ def finding_at(checked: Checked, pos: Pos) -> Optional[Finding]:
 
 
 def preview(checked: Checked, f: Finding) -> Optional[str]:
-    """The mended lines of the statement (the helper block insertion left out)."""
-    edits = finding_edits(checked, f)
+    """The mended lines of the statement (the runtime's import left out)."""
+    edits = finding_edits(checked, f, "import")
     if not edits:
         return None
-    own = [e for e in edits if e.text.lstrip("\n") != HELPER_SOURCE]
+    own = [e for e in edits if not runtime.binds_runtime(e.text)]
     if not own:
         return None
     first = min(e.span.start.line for e in own)

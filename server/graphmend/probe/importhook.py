@@ -27,9 +27,9 @@ namespace packages, custom loaders) is left to the normal machinery, untouched.
   mapped back to the original lines (a line diff of original vs mended): tracebacks, `inspect`,
   `linecache`, Dynamo's frames, graph-break reasons and the log records of deferred messages
   all name the user's real file and line. Lines a mend rewrote map to the original statement's
-  lines (columns then span the whole line); the runtime helper block, which has no original
-  line, is numbered after the file's last line (`len(lines) + 1 ...`), so a frame inside a helper
-  shows a line past the end of the file (no source text) rather than an unrelated line.
+  lines (columns then span the whole line). Mended modules import the installed runtime
+  (`from graphmend import runtime as graphmend`, runtime mode "import": no copy is written);
+  the one import line the mend adds maps to the line before it.
 * Cross-file scope: a function is mended when any compiled entry reaches it (`analysis.reach`),
   joined over every in-scope module summarised so far in this process. The closure is kept
   incrementally (work items for modules not loaded yet wait until they are). Import order
@@ -39,8 +39,8 @@ namespace packages, custom loaders) is left to the normal machinery, untouched.
   reachable, that module is mended again with the new context and the changed functions are
   patched in place (`function.__code__` replaced, on module-level functions and class methods,
   through staticmethod / classmethod / property / `functools.wraps` wrappers, before the new
-  module's body runs, so decorators it applies see the mended code); the helper block is run in
-  the module's namespace when it was not there. A module still executing is patched again when
+  module's body runs, so decorators it applies see the mended code); `graphmend` (the runtime)
+  is bound in the module's namespace when it was not there. A module still executing is patched again when
   its body ends. What cannot be patched this way is listed in the record (`late_missed`):
   closures already created from the old code, functions whose closure layout changed.
 * Cache: in `cache_dir` (default `$GRAPHMEND_CACHE_DIR/importhook` or
@@ -55,8 +55,8 @@ namespace packages, custom loaders) is left to the normal machinery, untouched.
   compile) loads unchanged and its record says why; the import itself never fails because of
   the hook.
 
-GraphMend's engine is pure stdlib (ast): nothing here imports torch (the helper block in a
-mended module imports it, as the module itself does).
+GraphMend's engine is pure stdlib (ast): nothing here imports torch (the runtime a mended
+module imports does, as the module itself does).
 """
 
 from __future__ import annotations
@@ -270,22 +270,15 @@ class _Cache:
 
 
 def _helper_range(lines: list[str]) -> Optional[tuple[int, int]]:
-    """0-based [start, end] of the helper block in `lines` (begin marker .. end marker)."""
+    """0-based [start, end] of an inline runtime block in `lines` (begin marker .. end marker)."""
     from graphmend.rewrite import runtime
-    begin = "# --- graphmend runtime helpers v"
-    start = None
-    for i, ln in enumerate(lines):
-        if start is None and ln.lstrip().startswith(begin):
-            start = i
-        elif start is not None and ln.strip() == runtime.END_MARKER:
-            return start, i
-    return None
+    return runtime.inline_range(lines)
 
 
 def line_map(original: str, mended: str) -> tuple[list[int], list[bool], int]:
     """For each line of `mended` (index 1..n; index 0 unused): the original line it comes from
-    and whether it is an unchanged copy of that line. Lines of a helper block that the mend
-    added are numbered after the original's last line. Returns (map, exact, original line count)."""
+    and whether it is an unchanged copy of that line. Lines of an inline runtime block that the
+    mend added are numbered after the original's last line. Returns (map, exact, original line count)."""
     import difflib
 
     from graphmend.textlines import split_lines
@@ -670,7 +663,8 @@ class MendingFinder(importlib.abc.MetaPathFinder):
         """(mended text or None when unchanged, fixes applied, their codes, from the cache)."""
         settings = self.settings
         deps = _sha(json.dumps(mod.summary.deps, sort_keys=True))
-        key = _sha("mend", engine_fingerprint(), settings_fingerprint(settings), self.effective_unsafe,
+        key = _sha("mend", engine_fingerprint(), settings_fingerprint(settings), settings.line_length,
+                   self.effective_unsafe,
                    mod.name, mod.path.endswith("__init__.py"), mod.sha, "\n".join(sorted(external)), deps)
         hit = self._cache.get("mend", key)
         if hit is not None and ("text" in hit or hit.get("unchanged")):
@@ -681,7 +675,7 @@ class MendingFinder(importlib.abc.MetaPathFinder):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = apply.fix_source(text, mod.path, settings, unsafe=self.effective_unsafe,
-                                   workspace=self._workspace(), external=external)
+                                   workspace=self._workspace(), external=external, runtime="import")
         if res.text == text or not res.applied:
             self._cache.put("mend", key, {"unchanged": True})
             return None, 0, [], False
@@ -764,11 +758,10 @@ class MendingFinder(importlib.abc.MetaPathFinder):
         new = _function_codes(new_code)
         targets = [q for q, c in new.items() if "<locals>" not in q and q in old and old[q] != c]
         added = [q for q in new if q not in old and "<locals>" not in q
-                 and not q.startswith(("_graphmend_", "_gm_"))]  # the helper block's own
+                 and not q.startswith(("_graphmend_", "_gm_"))]
         m.record.late_missed += [f"{q} (new function)" for q in added if q not in m.record.late_missed]
-        if targets and not any(n in ns for n in ("_graphmend_print", "_graphmend_log",
-                                                  "_graphmend_warn", "_graphmend_raise_if")):
-            _run_helper_block(m.text, m.path, ns)
+        if targets and "graphmend" not in ns:
+            _bind_runtime(m.text, m.path, ns)
         for q in targets:
             why = _patch_function(ns, q, new[q], m.path)
             if why is None:
@@ -827,9 +820,15 @@ def _function_codes(code: types.CodeType) -> dict[str, types.CodeType]:
     return out
 
 
-def _run_helper_block(text: str, path: str, ns: dict) -> None:
-    """Run a mended text's helper block in a module's namespace (numbered past the file's end)."""
+def _bind_runtime(text: str, path: str, ns: dict) -> None:
+    """Bind `graphmend` (the runtime) in a module's namespace: the installed module, or a mended
+    text's inline block (numbered past the file's end)."""
+    from graphmend.rewrite import runtime
     from graphmend.textlines import split_lines
+    if runtime.IMPORT_LINE in text:
+        import graphmend.runtime as rt
+        ns["graphmend"] = rt
+        return
     lines = split_lines(text, keepends=True)
     hr = _helper_range([s.rstrip("\r\n") for s in lines])
     if hr is None:

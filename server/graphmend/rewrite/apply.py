@@ -1,25 +1,35 @@
-"""Apply fixes: collect each finding's edits, drop overlaps, insert the helper block once,
-re-parse the result, and repeat (a mend can expose another, as with ruff's fix loop)."""
+"""Apply fixes: collect each finding's edits, drop overlaps, bind the runtime once (one import
+line, or the inline block; see rewrite/runtime.py), re-parse the result, and repeat (a mend can
+expose another, as with ruff's fix loop)."""
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Optional
 
 from graphmend.analysis.engine import LineIndex, analyze_source
 from graphmend.analysis.symbols import Symbols, module_name_for
-from graphmend.config import Settings
+from graphmend.config import DEFAULT_LINE_LENGTH, Settings
 from graphmend.textlines import split_lines
 from graphmend.findings import Applicability, Finding, Pos, Span, TextEdit
 from graphmend.rewrite import runtime
+from graphmend.rewrite.wrap import wrap_edits
 
 MAX_PASSES = 4
 
 
 def _uses_helpers(edits: list[TextEdit]) -> bool:
-    """Whether the edits call the runtime helpers (so the file needs the helper block)."""
-    return any("_graphmend_" in e.text for e in edits)
+    """Whether the edits call the runtime (so the file needs it bound)."""
+    return any(runtime.uses_runtime(e.text) for e in edits)
+
+
+def runtime_mode(settings: Settings, mode: Optional[str] = None) -> str:
+    mode = mode or getattr(settings, "runtime", None) or "vendor"
+    if mode not in runtime.MODES:
+        raise ValueError(f"runtime must be one of {', '.join(runtime.MODES)}, not {mode!r}")
+    return mode
 
 
 @dataclass
@@ -49,8 +59,10 @@ def _overlaps(a: Span, b: Span) -> bool:
                 or (b.end.line, b.end.col) <= (a.start.line, a.start.col))
 
 
-def helper_insertion(text: str, tree: Optional[ast.Module] = None) -> TextEdit:
-    """The helper block goes after the module's leading imports (and docstring, __future__).
+def helper_insertion(text: str, tree: Optional[ast.Module] = None, mode: str = "vendor",
+                     path: str = "<string>") -> TextEdit:
+    """The edit that binds the runtime: its import line right after the module's leading imports
+    (and docstring, __future__), or, inline, the block there between blank lines.
     `tree`: the text's ast, when the caller has it."""
     tree = tree if tree is not None else ast.parse(text)
     last = None
@@ -66,18 +78,33 @@ def helper_insertion(text: str, tree: Optional[ast.Module] = None) -> TextEdit:
         else:
             break
     line = (last.end_lineno + 1) if last is not None else 1
+    after_docstring = False
     if last is None:
         for stmt in tree.body:  # after a module docstring
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-                line = stmt.end_lineno + 1
+                line, after_docstring = stmt.end_lineno + 1, True
             break
-    block = runtime.HELPER_SOURCE
     src_lines = split_lines(text, keepends=True)
+    nl = _newline(text)
+    block = runtime.import_line(mode, path)
+    if mode == "inline":
+        block = nl + block.replace("\n", nl) + nl
+    else:
+        block = block + nl
+        if last is None and (after_docstring or line <= len(src_lines)):
+            # the first import of the file: set apart from the docstring / code as imports are
+            block = (nl if after_docstring else "") + block + (nl if line <= len(src_lines)
+                                                               and src_lines[line - 1].strip() else "")
     if line > len(src_lines):  # the file ends with its imports: append
         end = Pos(len(src_lines), len(src_lines[-1])) if src_lines else Pos(1, 0)
-        nl = "" if not text or text.endswith(("\n", "\r")) else "\n"
-        return TextEdit(Span(end, end), nl + "\n" + block)
-    return TextEdit(Span(Pos(line, 0), Pos(line, 0)), "\n" + block)
+        lead = "" if not text or text.endswith(("\n", "\r")) else nl
+        return TextEdit(Span(end, end), lead + block)
+    return TextEdit(Span(Pos(line, 0), Pos(line, 0)), block)
+
+
+def _newline(text: str) -> str:
+    i = text.find("\n")
+    return "\r\n" if i > 0 and text[i - 1] == "\r" else "\n"
 
 
 def _allowed(f: Finding, settings: Settings, unsafe: bool) -> Optional[str]:
@@ -91,7 +118,7 @@ def _allowed(f: Finding, settings: Settings, unsafe: bool) -> Optional[str]:
 
 
 def one_pass(text: str, path: str, settings: Settings, unsafe: bool, workspace=None,
-             only: Optional[set] = None, external: Optional[dict] = None):
+             only: Optional[set] = None, external: Optional[dict] = None, mode: str = "vendor"):
     """(new text, applied, skipped, findings of the input)."""
     from graphmend.rules import fix_edits
     analysis = analyze_source(text, path, settings, workspace, external)
@@ -110,6 +137,8 @@ def one_pass(text: str, path: str, settings: Settings, unsafe: bool, workspace=N
             continue
         try:
             edits = fix_edits(f, text, sym, lines)
+            if edits:
+                edits = wrap_edits(text, edits, settings.line_length)
         except Exception as e:  # a bug in a rule must not lose the user's file
             skipped.append((f, f"internal error while building the fix: {type(e).__name__}: {e}"))
             continue
@@ -123,8 +152,8 @@ def one_pass(text: str, path: str, settings: Settings, unsafe: bool, workspace=N
     if not accepted:
         return text, [], skipped, analysis.findings
     edits = [e for _, es in accepted for e in es]
-    if _uses_helpers(edits) and not runtime.has_helpers(text):
-        edits.append(helper_insertion(text))
+    if _uses_helpers(edits) and not runtime.binds_runtime(text):
+        edits.append(helper_insertion(text, mode=mode, path=path))
     new = apply_edits(text, edits)
     try:
         ast.parse(new)
@@ -135,18 +164,24 @@ def one_pass(text: str, path: str, settings: Settings, unsafe: bool, workspace=N
 
 
 def fix_source(text: str, path: str = "<string>", settings: Settings | None = None,
-               unsafe: bool = False, workspace=None, external: Optional[dict] = None) -> FixResult:
+               unsafe: bool = False, workspace=None, external: Optional[dict] = None,
+               runtime: Optional[str] = None) -> FixResult:
+    """Apply the fixes to `text` (the file at `path`). `runtime`: how the mended text reaches
+    the runtime, "vendor" | "import" | "inline" (default: the settings'; see rewrite/runtime.py).
+    Writes nothing: for "vendor", the caller writes `_graphmend_runtime.py` (`vendor_runtime`)."""
     settings = settings or Settings()
+    mode = runtime_mode(settings, runtime)
     unsafe = unsafe or settings.unsafe_fixes
     if text.startswith("\ufeff"):  # keep a byte-order mark out of the positions, and in the output
-        inner = fix_source(text[1:], path, settings, unsafe, workspace, external)
+        inner = fix_source(text[1:], path, settings, unsafe, workspace, external, mode)
         inner.text = "\ufeff" + inner.text
         return inner
     result = FixResult(text)
     skipped: dict[tuple, tuple[Finding, str]] = {}
     final: Optional[list[Finding]] = None
     for _ in range(MAX_PASSES):
-        new, applied, sk, found = one_pass(result.text, path, settings, unsafe, workspace, external=external)
+        new, applied, sk, found = one_pass(result.text, path, settings, unsafe, workspace, external=external,
+                                       mode=mode)
         for f, why in sk:
             skipped[(f.code, f.span.start.line, f.message)] = (f, why)
         if not applied:
@@ -163,8 +198,9 @@ def fix_source(text: str, path: str = "<string>", settings: Settings | None = No
 
 
 def fixes_for(text: str, findings: list[Finding], path: str = "<string>", workspace=None,
-              settings: Settings | None = None, unsafe: bool = True) -> dict:
-    """The edits of each given finding (helper insertion included), by id(finding)."""
+              settings: Settings | None = None, unsafe: bool = True, runtime: Optional[str] = None) -> dict:
+    """The edits of each given finding (the runtime's import included), by id(finding)."""
+    mode = runtime_mode(settings or Settings(), runtime)
     tree = ast.parse(text)
     sym = Symbols(tree, module_name_for(path) if path != "<string>" else "__main__",
                   is_package=path.endswith("__init__.py"))
@@ -173,25 +209,28 @@ def fixes_for(text: str, findings: list[Finding], path: str = "<string>", worksp
     for f in findings:
         if f.applicability is Applicability.UNSAFE and not unsafe:
             continue
-        edits = edits_for(f, text, sym, lines)
+        edits = edits_for(f, text, sym, lines, mode, path, (settings or Settings()).line_length)
         if edits:
             out[id(f)] = edits
     return out
 
 
-def edits_for(f: Finding, text: str, symbols: Symbols, lines: LineIndex) -> Optional[list[TextEdit]]:
-    """The edits that mend one finding of `text` (analysed into `symbols`), the helper block
-    included when the file lacks it; None when the finding has no fix or the mended code would
+def edits_for(f: Finding, text: str, symbols: Symbols, lines: LineIndex, mode: str = "vendor",
+              path: str = "<string>", line_length: int = DEFAULT_LINE_LENGTH) -> Optional[list[TextEdit]]:
+    """The edits that mend one finding of `text` (analysed into `symbols`), the runtime's import
+    (mode: see rewrite/runtime.py) included when the file lacks it; None when the finding has no fix or the mended code would
     not parse. Costs a parse of the top-level statement it edits, not of the file (the editor's
     quick fix asks for one finding at a time)."""
     from graphmend.rules import fix_edits
     if not f.fixable or f.site is None:
         return None
     edits = fix_edits(f, text, symbols, lines)
+    if edits:
+        edits = wrap_edits(text, edits, line_length)
     if not edits or not _region_parses(text, symbols.tree, edits):
         return None
-    if _uses_helpers(edits) and not runtime.has_helpers(text):
-        edits = [*edits, helper_insertion(text, symbols.tree)]
+    if _uses_helpers(edits) and not runtime.binds_runtime(text):
+        edits = [*edits, helper_insertion(text, symbols.tree, mode, path)]
     return edits
 
 
@@ -219,3 +258,32 @@ def _parses(text: str) -> bool:
         return True
     except SyntaxError:
         return False
+
+
+def vendor_runtime(path: str) -> tuple[Optional[Path], str]:
+    """Write (or update) the vendored runtime for the mended file `path`. Returns (the copy's
+    path, what happened: "created", "updated", "current", or why it was left alone)."""
+    target = runtime.vendor_path(path)
+    try:
+        old = target.read_text(encoding="utf-8") if target.exists() else None
+    except (OSError, UnicodeDecodeError) as e:
+        return target, f"cannot read it ({e}); left alone"
+    if old is not None:
+        status = runtime.vendored_status(old)
+        if status == "current":
+            return target, "current"
+        if status == "edited":
+            return target, "edited by hand (its text does not match its digest); left alone"
+        if status == "newer":
+            return target, "written by a newer graphmend; left alone"
+    import os
+    import tempfile
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=str(target.parent))
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(runtime.vendored_text())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except OSError as e:
+        return target, f"cannot write it ({e})"
+    return target, "created" if old is None else "updated"

@@ -1,452 +1,143 @@
-"""The runtime helper block that every mended file carries.
+"""How mended code reaches the runtime (`graphmend/runtime.py`): the `runtime` setting.
 
-GraphMend's rewrites replace statements that break a ``torch.compile`` graph
-(``print``, logger calls, ``warnings.warn``, ``if <tensor cond>: raise E(msg)``)
-by calls to small helper functions.  The helpers are inserted into the mended
-file itself, once, as :data:`HELPER_SOURCE`, so a mended file needs only
-``torch`` at run time, never graphmend.
+* ``vendor`` (default): a copy of the runtime, ``_graphmend_runtime.py``, in the file's top-level
+  package (beside the file when it is in no package); the mended file imports it, relatively
+  inside a package. The copy's first lines carry its version and a digest of the rest, so a stale
+  copy (an older version) is updated by ``graphmend fix`` and an edited one is reported and left
+  alone.
+* ``import``: ``from graphmend import runtime as graphmend`` (a project that depends on graphmend;
+  also what the import hook, ``graphmend run``, uses).
+* ``inline``: the runtime's source in the file, run into a module object named ``graphmend``
+  (a single script or a notebook cell).
 
-Call forms the rewriter emits (exactly these)
-===========================================
-
-``print``::
-
-    print(a, b, sep=s, end=e, file=f, flush=fl)
-    -> _graphmend_print(a, b, sep=s, end=e, file=f, flush=fl)        # same arguments
-
-Logger methods (``logger`` is any expression; the method name is a str literal)::
-
-    logger.warning(msg, *args, **kw)  -> _graphmend_log(logger, "warning", msg, *args, **kw)
-    logger.log(level, msg, *args)     -> _graphmend_log(logger, "log", level, msg, *args)
-    logger.warning_once(msg)          -> _graphmend_log(logger, "warning_once", msg)
-
-    Any method name works (debug, info, warning, warn, error, exception,
-    critical, fatal, log, warning_once, info_once, ...).
-
-``warnings.warn``::
-
-    warnings.warn(msg, Category, stacklevel=n) -> _graphmend_warn(msg, Category, stacklevel=n)
-    (same arguments, positional or keyword: message, category=None,
-    stacklevel=1, source=None; ``skip_file_prefixes=`` is passed through.)
-
-Validation guards (``C`` a tensor condition)::
-
-    if C: raise E(a, b)        -> _graphmend_raise_if(C, E, a, b)
-    if C: raise E()  /  raise E -> _graphmend_raise_if(C, E)          # NOT (C, E, None)
-    if not C: raise E(msg)     -> _graphmend_raise_if(C, E, msg, negate=True)
-
-    ``E`` must be the exception CLASS (not an instance, no keyword arguments).
-    The guard statement must be exactly ``if C: raise ...`` with no ``else``.
-
-Deferred f-string fields (tensor values inside f-strings)
---------------------------------------------------------
-Every helper takes the keyword ``_gm_values=(v0, v1, ...)`` (omit it when empty).  Replace the
-k-th tensor-valued replacement field of an f-string by the ESCAPED literal
-placeholder ``{{_gmK}}`` keeping its conversion and format spec, and pass the
-field expressions, in order, as ``_gm_values``::
-
-    logger.info(f"n={n} loss={loss:.3f}")
-    -> _graphmend_log(logger, "info", f"n={n} loss={{_gm0:.3f}}", _gm_values=(loss,))
-    print(f"{x!r} {y:>{w}}")   -> _graphmend_print(f"{{_gm0!r}} {{_gm1:>{w}}}", _gm_values=(x, y))
-    f"{t=}"                    -> f"t={{_gm0!r}}"        (f"{t=:.2f}" -> f"t={{_gm0:.2f}}")
-
-The evaluated template then holds fields ``{_gmK}``, ``{_gmK!r|!s|!a}``,
-``{_gmK:spec}``; the helper substitutes ``format(conv(v), spec)`` for them
-(exactly what the f-string would have produced) in EVERY ``str`` positional
-argument of the call (message, print arguments, exception arguments).  Nothing
-else in the strings is touched, so other braces need no escaping.  Numbering is
-per call, across all its f-strings.  Non-tensor values are allowed too.
-
-Gated effects (a mended ``if C: <print/log/warn>``, C a tensor condition)
------------------------------------------------------------------------
-Every print/log/warn helper takes ``_gm_when=C``: in eager mode it is ``if C:``;
-under compile the condition travels to the op and gates the effect at run time::
-
-    if x.abs().max() > 1e4: warnings.warn("large", RuntimeWarning)
-    -> _graphmend_warn("large", RuntimeWarning, _gm_when=x.abs().max() > 1e4)
-
-Semantics
-=========
-Outside compilation (``torch.compiler.is_compiling()`` false) each helper runs
-the original statement: same output, same log records (``stacklevel`` is raised
-by one for the standard ``Logger`` / ``LoggerAdapter`` methods so that
-funcName/lineno name the user's line), same warnings (``stacklevel + 1``),
-same exception.  A non-tensor condition in ``_graphmend_raise_if`` is a plain
-``if``, compiled or not.
-
-While Dynamo traces, a helper records the call as ``graphmend::emit_v1``, a
-``torch.library.custom_op`` registered as an ORDERED effectful op, so
-Dynamo/AOTAutograd/Inductor keep it, in program order, in one graph, at any
-inlining depth.  Its implementation does the real print / log record /
-warning / raise at run time with the tensors' values at the call point.  Log
-records and warnings carry the user's file, line and function (taken from
-Dynamo's trace stack at trace time, honouring ``stacklevel`` within the
-compiled region); log level checks happen at run time.
-
-Cases that fall back to running the original statement under compile (so the
-graph break returns, behaviour stays correct): a positional argument or value
-that is not a Tensor / str / int / float / bool / None / torch.Size /
-torch.dtype / torch.device (e.g. a list, dict or user object, whose ``str``
-Dynamo would freeze at trace time); ``print(file=...)`` other than
-``None``/``sys.stdout``/``sys.stderr``; a logger that is not a
-``logging.Logger`` known to ``logging.getLogger`` (e.g. a LoggerAdapter);
-logger keyword arguments other than ``stacklevel``; ``logger.exception``;
-``warnings.warn`` with a Warning instance or ``source=``/other keywords; an
-exception or warning class that ``module:qualname`` does not lead back to
-(e.g. defined inside a function).
-
-Known differences under compile: tensor text lacks ``grad_fn=...`` /
-``requires_grad=True`` and ``Parameter containing:`` (the op sees plain
-tensors); a ``stacklevel`` reaching outside the compiled region names the
-outermost compiled frame; ``logger.warn`` does not emit its own
-DeprecationWarning; with AOTAutograd backends (aot_eager, inductor) in-place
-updates of graph INPUTS are applied at the end of the graph, so those made
-before a guard that raises are lost (eager keeps them; the eager backend too);
-with inductor, work after a failing guard that does not depend on it may
-already have run; Dynamo traces the whole mended function before any of it
-runs, so code after a check or message that cannot be traced for the inputs
-(a shape mismatch the guard would have reported first) fails to compile, with
-Dynamo's error, before the check raises or the message is emitted.  In the fallback path under compile (graph breaks), record
-and warning locations may name a Dynamo resume function or this block.
-
-Insertion: the block must run before any helper is called: put it after the
-module docstring, the ``from __future__`` imports and (preferably) the file's
-own imports, at module level.  It needs no annotations, so
-``from __future__ import annotations`` files are fine.
-
-Torch versions: the graph-break-free path needs ``torch.library.custom_op``
-with ``schema=`` and ``register_fake`` (torch >= 2.4),
-``torch._higher_order_ops.effects._register_effectful_op`` (private),
-``torch.compiler.is_compiling`` and Dynamo honouring the
-``_dynamo_marked_constant`` attribute that ``torch.compiler.assume_constant_result``
-sets (set directly so that importing a mended file does not import
-``torch._dynamo``); ``torch._guards.TracingContext.extract_stack`` (private) is
-optional and only gives the user's location to records and warnings.  It is
-tested only on torch 2.13.0 (CPU; backends eager, aot_eager, inductor), so
-treat 2.4-2.12 as unverified.  If a required piece is missing the block still
-imports and every helper simply runs the original statement.
+Every mode binds the name ``graphmend`` once near the top of the file (after its imports);
+mended lines call ``graphmend.print(...)``, ``graphmend.raise_if(...)``, and so on.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
 
-HELPER_VERSION: int = 1
-BEGIN_MARKER: str = (
-    f"# --- graphmend runtime helpers v{HELPER_VERSION} "
-    "(added by graphmend; do not edit) ---"
-)
-END_MARKER: str = "# --- end graphmend runtime helpers ---"
-
-HELPER_NAMES = {
-    "print": "_graphmend_print",
-    "log": "_graphmend_log",
-    "warn": "_graphmend_warn",
-    "raise_if": "_graphmend_raise_if",
-}
-
-_BODY = r'''
-# Lets torch.compile keep print / logging / warnings / validation raises in one
-# graph: while compiling, each helper records an ordered custom op that performs
-# the original effect at run time; otherwise it runs the original statement.
-import logging as _gm_logging
-import re as _gm_re
-import sys as _gm_sys
-import warnings as _gm_warnings
-
-import torch as _gm_torch
-
-_gm_compiler = getattr(_gm_torch, "compiler", None)
-_gm_FIELD = _gm_re.compile(r"\{_gm(\d+)(![rsa])?(?::([^{}]*))?\}")
-_gm_LEVELS = {"debug": 10, "info": 20, "warning": 30, "warn": 30, "error": 40,
-              "critical": 50, "fatal": 50}
-_gm_STACKLEVEL = {*_gm_LEVELS, "exception", "log"}  # Logger methods taking stacklevel=
-_gm_warn_registries = {}
+MODES = ("vendor", "import", "inline")
+VENDOR_FILE = "_graphmend_runtime.py"
+ALIAS = "graphmend"
+IMPORT_LINE = f"from graphmend import runtime as {ALIAS}"
+INLINE_BEGIN = "# --- graphmend runtime v{v} (inline; added by graphmend, do not edit) ---"
+INLINE_END = "# --- end graphmend runtime ---"
+_HEADER = ("# graphmend runtime v{v}: the helpers that graphmend-mended code calls (vendored by\n"
+           "# `graphmend fix`, which updates it; do not edit). sha256 {digest}\n")
+_HEADER_RE = re.compile(r"\A# graphmend runtime v(\d+):.*\n# .*sha256 ([0-9a-f]{64})\n")
+# what marks a text as already importing the runtime, in any mode
+_BOUND_RE = re.compile(
+    r"^[ \t]*(?:from \.+ import _graphmend_runtime as graphmend|import _graphmend_runtime as graphmend"
+    r"|from graphmend import runtime as graphmend"
+    r"|# --- graphmend runtime v\d+ \(inline; added by graphmend, do not edit\) ---)[ \t]*(?:#.*)?$",
+    re.MULTILINE)
+# the runtime's public names (graphmend/runtime.py's __all__; a test keeps them equal)
+NAMES = ("print", "print_if", "log", "log_if", "warn", "warn_if", "raise_if", "raise_unless",
+         "format", "percent", "item", "to_float", "to_int", "to_bool", "tolist")
+_CALL_RE = re.compile(r"(?<![\w.])graphmend\.(?:" + "|".join(NAMES) + r")\b")
 
 
-def _gm_const(fn):
-    """torch.compiler.assume_constant_result(fn), without importing torch._dynamo now:
-    Dynamo calls `fn` at trace time and uses its result as a constant."""
-    fn._dynamo_marked_constant = True
-    return fn
+@lru_cache(maxsize=1)
+def source() -> str:
+    """The runtime module's source text (graphmend/runtime.py)."""
+    return (Path(__file__).resolve().parent.parent / "runtime.py").read_text(encoding="utf-8")
 
 
-def _gm_fill(args, values):
-    """Substitute the deferred f-string fields {_gmK[!c][:spec]} in the str arguments.
-    (No re.sub callback and no format(): Dynamo mis-traces both; this only breaks.)"""
-    if not values:
-        return tuple(args)
-    out = []
-    for a in args:
-        if type(a) is str:
-            parts = _gm_FIELD.split(a)  # text, (index, conversion, spec, text)*
-            a = parts[0]
-            for i in range(1, len(parts), 4):
-                v, conv, spec = values[int(parts[i])], parts[i + 1], parts[i + 2]
-                if conv:
-                    v = {"!r": repr, "!s": str, "!a": ascii}[conv](v)
-                a += type(v).__format__(v, spec or "") + parts[i + 3]
-        out.append(a)
-    return tuple(out)
+@lru_cache(maxsize=1)
+def version() -> int:
+    m = re.search(r"^VERSION = (\d+)", source(), re.MULTILINE)
+    assert m, "graphmend/runtime.py defines VERSION"
+    return int(m.group(1))
 
 
-def _gm_resolve(key):
-    """The object named by "module:qualname"."""
-    mod, _, qualname = key.partition(":")
-    obj = _gm_sys.modules[mod]
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
-    return obj
+def vendored_text() -> str:
+    """The text of `_graphmend_runtime.py`: a two-line header (version, digest) and the source."""
+    body = source()
+    return _HEADER.format(v=version(), digest=hashlib.sha256(body.encode()).hexdigest()) + body
 
 
-def _gm_decode(item, tensors):
-    """Run time: the value an op item stands for (see _gm_encode)."""
-    kind, rest = item[0], item[1:]
-    if kind == "s":
-        return rest
-    if kind == "n":
+def vendored_status(text: str) -> str:
+    """"current", "stale" (an older version, unedited: `fix` replaces it), "newer" (a later
+    graphmend wrote it), or "edited" (its text no longer matches its digest, or no header)."""
+    m = _HEADER_RE.match(text)
+    if not m:
+        return "edited"
+    body = text[m.end():]
+    if hashlib.sha256(body.encode()).hexdigest() != m.group(2):
+        return "edited"
+    v = int(m.group(1))
+    if v == version():
+        return "current" if body == source() else "edited"
+    return "stale" if v < version() else "newer"
+
+
+def inline_block() -> str:
+    """The runtime as a block for one file: its source run into a module object `graphmend`
+    (one per process and version, registered in sys.modules so that Dynamo can guard on it)."""
+    src = source()
+    assert "'''" not in src and not src.rstrip().endswith("\\")
+    name = f"_graphmend_runtime_inline_v{version()}"  # Dynamo imports a module's globals by name
+    return (INLINE_BEGIN.format(v=version()) + "\n"
+            f"{ALIAS} = __import__(\"sys\").modules.get(\"{name}\")\n"
+            f"if {ALIAS} is None:\n"
+            f"    {ALIAS} = __import__(\"types\").ModuleType(\"{name}\")\n"
+            f"    exec(compile(r'''{src}''', \"<graphmend runtime>\", \"exec\"), {ALIAS}.__dict__)\n"
+            f"    __import__(\"sys\").modules[\"{name}\"] = {ALIAS}\n"
+            + INLINE_END + "\n")
+
+
+def package_root(path: str) -> Optional[Path]:
+    """The top-level package directory containing the file `path` (None: in no package)."""
+    d = Path(path).resolve().parent
+    if not (d / "__init__.py").is_file():
         return None
-    if kind == "d":
-        return getattr(_gm_torch, rest)
-    if kind == "D":
-        return _gm_torch.device(rest)
-    t = tensors[int(rest)]
-    if kind == "z":
-        return _gm_torch.Size(t.tolist())
-    return {"i": int, "f": float, "b": bool}[kind](t) if kind in "ifb" else t
+    while (d.parent / "__init__.py").is_file() and d.parent != d:
+        d = d.parent
+    return d
 
 
-def _gm_emit_impl(action, meta, items, nvals, tensors):
-    """Run time: perform the recorded print / log / warn / raise ("?action": only if the
-    first item, the condition of a mended `if <tensor>:`, holds)."""
-    objs = [_gm_decode(item, tensors) for item in items]
-    if action.startswith("?"):
-        action, when, objs = action[1:], objs[0], objs[1:]
-        if not when:
-            return
-    args, values = objs[:len(objs) - nvals], objs[len(objs) - nvals:]
-    if action == "print":
-        stream, flush, sep, end = meta
-        print(*_gm_fill(args, values), sep=_gm_decode(sep, ()), end=_gm_decode(end, ()),
-              file=getattr(_gm_sys, stream), flush=flush == "1")
-    elif action == "log":
-        name, method, filename, lineno, func, _ = meta
-        logger = _gm_logging.getLogger(name)
-        level = args[0] if method == "log" else _gm_LEVELS.get(method)
-        cls, base = type(logger), _gm_logging.Logger
-        names = (method, "_log", "findCaller")
-        overridden = any(getattr(cls, n) is not getattr(base, n) for n in names)
-        if not filename or type(level) is not int or overridden:
-            getattr(logger, method)(*_gm_fill(args, values))
-        elif logger.isEnabledFor(level):  # as Logger._log does, at the user's line
-            msg, *rest = _gm_fill(args[1:] if method == "log" else args, values)
-            logger.handle(logger.makeRecord(
-                name, level, filename, int(lineno), msg, tuple(rest), None, func))
-    elif action == "warn":
-        key, filename, lineno, func, modname = meta
-        (message,) = _gm_fill(args, values)
-        if not filename:
-            _gm_warnings.warn(message, _gm_resolve(key))
-            return
-        module = _gm_sys.modules.get(modname)  # as warnings.warn does, at the user's line
-        g = vars(module) if module is not None else None
-        registry = (g.setdefault("__warningregistry__", {}) if g is not None
-                    else _gm_warn_registries.setdefault(filename, {}))
-        _gm_warnings.warn_explicit(message, _gm_resolve(key), filename, int(lineno),
-                                   modname or None, registry, g)
-    elif action == "raise":
-        key, negate = meta
-        cond, *rest = args
-        if bool(cond) != (negate == "1"):
-            raise _gm_resolve(key)(*_gm_fill(rest, values))
+def vendor_path(path: str) -> Path:
+    """Where the vendored copy for the file `path` lives."""
+    root = package_root(path)
+    return (root if root is not None else Path(path).resolve().parent) / VENDOR_FILE
 
 
-def _gm_register():
-    """The ordered effectful op graphmend::emit_v1, registered once per process
-    (later files reuse it); None where this torch lacks what it needs."""
-    try:
-        from torch._higher_order_ops.effects import _EffectType, _register_effectful_op
-        _gm_compiler.is_compiling  # needed too
-        if not hasattr(_gm_torch.ops.graphmend, "emit_v1"):
-            # nondeterministic_seeded: fake-tensor / make_fx constant propagation must never
-            # run the op while tracing when all its tensors are constants (print(3.5), x.shape)
-            op = _gm_torch.library.custom_op(
-                "graphmend::emit_v1", _gm_emit_impl, mutates_args=(),
-                schema="(str action, str[] meta, str[] items, int nvals, Tensor[] tensors) -> ()",
-                tags=(_gm_torch.Tag.nondeterministic_seeded,))
-            op.register_fake(lambda *args: None)
-        _register_effectful_op(_gm_torch.ops.graphmend.emit_v1.default, _EffectType.ORDERED)
-        return _gm_torch.ops.graphmend.emit_v1.default
-    except Exception:
-        return None
+def import_line(mode: str, path: str) -> str:
+    """The line that binds `graphmend` in a file at `path` mended with runtime `mode`."""
+    if mode == "import":
+        return IMPORT_LINE
+    if mode == "inline":
+        return inline_block()
+    root = package_root(path) if path and not path.startswith("<") and path != "-" else None
+    if root is None:
+        return f"import _graphmend_runtime as {ALIAS}"
+    depth = len(Path(path).resolve().parent.relative_to(root).parts)
+    return f"from {'.' * (depth + 1)} import _graphmend_runtime as {ALIAS}"
 
 
-_gm_op = _gm_register()
+def binds_runtime(text: str) -> bool:
+    """Whether `text` already binds `graphmend` to the runtime (any mode)."""
+    return _BOUND_RE.search(text) is not None
 
 
-def _gm_compiling():
-    return _gm_op is not None and _gm_compiler.is_compiling()
+def uses_runtime(text: str) -> bool:
+    """Whether code text calls the runtime."""
+    return _CALL_RE.search(text) is not None
 
 
-@_gm_const
-def _gm_logger_name(key):
-    """Trace time: the name for which logging.getLogger gives the logger with id `key`, or ""."""
-    for logger in (_gm_logging.root, *list(_gm_logging.Logger.manager.loggerDict.values())):
-        if id(logger) == key and isinstance(logger, _gm_logging.Logger):
-            return logger.name if _gm_logging.getLogger(logger.name) is logger else ""
-    return ""
-
-
-@_gm_const
-def _gm_class_key(cls):
-    """Trace time: "module:qualname" of `cls` if that name leads back to it, else ""."""
-    key = f"{getattr(cls, '__module__', '')}:{getattr(cls, '__qualname__', '')}"
-    try:
-        return key if _gm_resolve(key) is cls else ""
-    except Exception:
-        return ""
-
-
-@_gm_const
-def _gm_where(stacklevel):
-    """Trace time: [file, line, function, module] of the user's frame `stacklevel`
-    levels up from the helper call (within the compiled region)."""
-    try:
-        frames = [f for f in _gm_torch._guards.TracingContext.extract_stack()
-                  if not f.name.startswith(("_graphmend_", "_gm_"))]
-        frame = frames[max(len(frames) - max(int(stacklevel), 1), 0)]
-        modname = next((name for name, m in list(_gm_sys.modules.items())
-                        if getattr(m, "__file__", None) == frame.filename), "")
-        return [frame.filename, str(frame.lineno), frame.name, modname]
-    except Exception:  # a private API; without it the effect names this block's line
-        return ["", "0", "", ""]
-
-
-def _gm_encode(a, tensors):
-    """Trace time: `a` as an op item, with tensors (and numbers, which may be
-    symbolic) appended to `tensors`; None if `a` cannot be passed."""
-    T = _gm_torch
-    if type(a) is str:
-        return "s" + a
-    if a is None:
-        return "n"
-    if isinstance(a, T.dtype):
-        return "d" + str(a)[len("torch."):]
-    if isinstance(a, T.device):
-        return "D" + str(a)
-    if isinstance(a, T.Tensor):
-        kind = "t"
-    elif type(a) is bool:
-        kind, a = "b", T.full((), a, dtype=T.bool)
-    elif type(a) is int and -2**63 <= a < 2**63:
-        kind, a = "i", T.full((), a, dtype=T.int64)
-    elif type(a) is float:
-        kind, a = "f", T.full((), a, dtype=T.float64)
-    elif type(a) is T.Size:
-        kind, a = "z", T.tensor(list(a), dtype=T.int64)
-    else:
-        return None
-    tensors.append(a)
-    return kind + str(len(tensors) - 1)
-
-
-def _gm_emit(action, meta, args, values, when=None):
-    """Trace time: record the op call; False (nothing recorded) if an argument can't be passed.
-    `when`: a tensor condition gating the effect at run time."""
-    tensors, items = [], []
-    if when is not None:
-        action, args = "?" + action, (when, *args)
-    for a in (*args, *values):
-        item = _gm_encode(a, tensors)
-        if item is None:
-            return False
-        items.append(item)
-    _gm_op(action, meta, items, len(values), tensors)
-    return True
-
-
-def _gm_skip(when):
-    """`_gm_when=c` (a mended `if c: <effect>`): True when the effect must not happen. In eager
-    mode that is `if c:`; under compile a tensor condition is left to the op, at run time."""
-    if when is None or (_gm_compiling() and isinstance(when, _gm_torch.Tensor)):
-        return False
-    return not when
-
-
-def _gm_gate(when):
-    return when if isinstance(when, _gm_torch.Tensor) else None
-
-
-def _graphmend_print(*args, sep=" ", end="\n", file=None, flush=False, _gm_values=(), _gm_when=None):
-    """print(*args, sep=, end=, file=, flush=) that torch.compile keeps in the graph."""
-    if _gm_skip(_gm_when):
-        return None
-    if _gm_compiling() and type(flush) is bool:
-        stream = ("stdout" if file is None or file is _gm_sys.stdout
-                  else "stderr" if file is _gm_sys.stderr else "")
-        texts = [_gm_encode(s, None) if s is None or type(s) is str else None for s in (sep, end)]
-        meta = [stream, "1" if flush else "0", *texts]
-        if stream and None not in texts and _gm_emit("print", meta, args, _gm_values, _gm_gate(_gm_when)):
-            return None
-    if _gm_when is not None and not _gm_when:  # not deferred: Dynamo branches here (a break)
-        return None
-    print(*_gm_fill(args, _gm_values), sep=sep, end=end, file=file, flush=flush)
-
-
-def _graphmend_log(logger, method, *args, _gm_values=(), _gm_when=None, **kw):
-    """logger.<method>(*args, **kw) that torch.compile keeps in the graph."""
-    if _gm_skip(_gm_when):
-        return None
-    if (_gm_compiling() and isinstance(logger, _gm_logging.Logger) and method != "exception"
-            and all(k == "stacklevel" for k in kw)):
-        name = _gm_logger_name(id(logger))
-        meta = [name, method, *_gm_where(kw.get("stacklevel", 1))]
-        if name and _gm_emit("log", meta, args, _gm_values, _gm_gate(_gm_when)):
-            return None
-    if _gm_when is not None and not _gm_when:
-        return None
-    if method in _gm_STACKLEVEL and isinstance(logger, (_gm_logging.Logger,
-                                                        _gm_logging.LoggerAdapter)):
-        kw["stacklevel"] = kw.get("stacklevel", 1) + 1  # skip this helper's frame
-    return getattr(logger, method)(*_gm_fill(args, _gm_values), **kw)
-
-
-def _graphmend_warn(message, category=None, stacklevel=1, source=None, *, _gm_values=(),
-                    _gm_when=None, **kw):
-    """warnings.warn(...) that torch.compile keeps in the graph."""
-    if _gm_skip(_gm_when):
-        return None
-    if (_gm_compiling() and type(message) is str and source is None and not kw
-            and (category is None or isinstance(category, type))):
-        key = "builtins:UserWarning" if category is None else _gm_class_key(category)
-        if key and _gm_emit("warn", [key, *_gm_where(stacklevel)], (message,), _gm_values,
-                            _gm_gate(_gm_when)):
-            return None
-    if _gm_when is not None and not _gm_when:
-        return None
-    (message,) = _gm_fill((message,), _gm_values)
-    _gm_warnings.warn(message, category, stacklevel + 1, source, **kw)  # +1: this helper
-
-
-def _graphmend_raise_if(cond, exc_type, *args, negate=False, _gm_values=()):
-    """`if cond: raise exc_type(*args)` (`if not cond:` when negate=True) that
-    torch.compile keeps in the graph when cond is a tensor."""
-    if _gm_compiling() and isinstance(cond, _gm_torch.Tensor) and isinstance(exc_type, type):
-        key = _gm_class_key(exc_type)
-        if key and _gm_emit("raise", [key, "1" if negate else "0"], (cond, *args), _gm_values):
-            return None
-    if (not cond) if negate else cond:
-        raise exc_type(*_gm_fill(args, _gm_values))
-'''
-
-HELPER_SOURCE: str = BEGIN_MARKER + "\n" + _BODY.strip("\n") + "\n" + END_MARKER + "\n"
-
-_MARKER_RE = re.compile(
-    r"^[ \t]*# --- graphmend runtime helpers v\d+ \(added by graphmend; do not edit\) ---[ \t]*$",
-    re.MULTILINE,
-)
-
-
-def has_helpers(source_text: str) -> bool:
-    """True if `source_text` already carries a graphmend runtime helper block (any version)."""
-    return _MARKER_RE.search(source_text) is not None
+def inline_range(lines: list[str]) -> Optional[tuple[int, int]]:
+    """0-based [start, end] of an inline runtime block in `lines` (begin marker .. end marker)."""
+    start = None
+    for i, ln in enumerate(lines):
+        s = ln.strip()
+        if start is None and s.startswith("# --- graphmend runtime v") and "(inline;" in s:
+            start = i
+        elif start is not None and s == INLINE_END:
+            return start, i
+    return None

@@ -89,8 +89,16 @@ def rule_doc(code: str) -> Optional[str]:
             continue
         out += [f"## {ex.name}", "", "```python", ex.source.rstrip(), "```", ""]
         if ex.fixed is not None:
-            out += ["Mended" + (" (unsafe fix)" if ex.unsafe else "") + ":", "", "```python",
-                    ex.fixed.replace("@@HELPERS@@\n", "# ... graphmend runtime helpers ...\n").rstrip(),
-                    "```", ""]
+            out += ["Mended" + (" (unsafe fix)" if ex.unsafe else "") + ", the whole diff (the runtime "
+                    "comes in by the one import line; see `graphmend/runtime.py`):", "", "```diff",
+                    example_diff(ex.source, ex.fixed), "```", ""]
     return "\n".join(out)
 
+
+
+def example_diff(source: str, fixed: str) -> str:
+    """The unified diff of an example's mend, every line shown (no file headers)."""
+    import difflib
+    a, b = source.splitlines(), fixed.splitlines()
+    lines = list(difflib.unified_diff(a, b, lineterm="", n=max(len(a), len(b))))
+    return "\n".join(ln for ln in lines[2:] if not ln.startswith("@@"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import functools
 import io
+import re
 import tokenize
 from dataclasses import dataclass, field
 from typing import Optional
@@ -71,6 +72,10 @@ class Context:
     def src(self, node: ast.AST) -> str:
         return self.segment(node) or ast.unparse(node)
 
+    def quoted(self, s: str) -> str:
+        """`s` (plain text without quotes or backslashes) as a literal in the file's quote style."""
+        return f"{file_quote(self.text)}{s}{file_quote(self.text)}"
+
     def torch_name(self) -> Optional[str]:
         for local, target in self.symbols.imports.items():
             if target == "torch":
@@ -106,6 +111,21 @@ class Context:
         except (tokenize.TokenError, IndentationError, SyntaxError):
             pass
         return out
+
+
+_QUOTE_RE = re.compile(r"""(?:^|[(\[{,=:])[ \t]*[rRbBuUfF]{0,2}(['"])(?!\1\1)""", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=8)
+def file_quote(text: str) -> str:
+    """The quote most of the file's string literals use (double when tied, as black writes)."""
+    single = double = 0
+    for m in _QUOTE_RE.finditer(text):
+        if m.group(1) == "'":
+            single += 1
+        else:
+            double += 1
+    return "'" if single > double else '"'
 
 
 def uses_after(site: Site, names: set[str]) -> set[str]:

@@ -1,7 +1,8 @@
 """[Trap] GM301: `if <tensor condition>: raise E(msg)` (and `assert <tensor condition>, msg`).
 
-The guard becomes one call of the runtime helper `_graphmend_raise_if(cond, E, msg)`: in eager
-mode it is the original `if cond: raise E(msg)`; under torch.compile the check runs inside the
+The guard becomes one call of the runtime, `graphmend.raise_if(cond, E, msg)` (`if not cond`
+and `assert cond, msg`: `graphmend.raise_unless(cond, E, msg)`): in eager mode it is the
+original `if cond: raise E(msg)`; under torch.compile the check runs inside the
 graph as an ORDERED effectful custom op that raises `E(msg)` when the condition holds, so the
 user sees the same exception type and message and the graph does not break. (One graph is
 traced whole before it runs: code after the check that cannot be traced for the inputs, e.g. a
@@ -102,9 +103,7 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     else:
         cond_src = _src_or_boolop(ctx, cond)
     args = [cond_src, exc_src] + ([ctx.src(msg)] if msg is not None else [])
-    if negate:
-        args.append("negate=True")
-    call = f"_graphmend_raise_if({', '.join(args)})"
+    call = f"graphmend.{'raise_unless' if negate else 'raise_if'}({', '.join(args)})"
     comments = ctx.comments_in(node)
     lines = [f"{ind}{c}" for c in comments]
     if site.static_test:
@@ -177,18 +176,19 @@ EXAMPLES = [
         "import torch\n\n@torch.compile\ndef f(x):\n    if torch.isnan(x).any():\n"
         "        raise ValueError('input has NaN')\n    return x.relu()\n",
         ["GM301"],
-        "import torch\n@@HELPERS@@\n\n@torch.compile\ndef f(x):\n"
-        "    _graphmend_raise_if(torch.isnan(x).any(), ValueError, 'input has NaN')\n    return x.relu()\n"),
+        "import torch\nimport _graphmend_runtime as graphmend\n\n@torch.compile\ndef f(x):\n"
+        "    graphmend.raise_if(torch.isnan(x).any(), ValueError, 'input has NaN')\n    return x.relu()\n"),
     Example(
         "`if not` and a static prefix",
         "import torch\n\n@torch.compile\ndef f(x):\n"
         "    if x.dtype == torch.float16 and not torch.isfinite(x).all():  # overflow\n"
         "        raise OverflowError(f'non-finite values in {x.shape}')\n    return x * 2\n",
         ["GM301"],
-        "import torch\n@@HELPERS@@\n\n@torch.compile\ndef f(x):\n    # overflow\n"
+        "import torch\nimport _graphmend_runtime as graphmend\n\n@torch.compile\ndef f(x):\n    # overflow\n"
         "    if x.dtype == torch.float16:\n"
-        "        _graphmend_raise_if(torch.isfinite(x).all(), OverflowError, f'non-finite values in {x.shape}', "
-        "negate=True)\n    return x * 2\n"),
+        "        graphmend.raise_unless(\n"
+        "            torch.isfinite(x).all(), OverflowError, f'non-finite values in {x.shape}'\n"
+        "        )\n    return x * 2\n"),
     Example(
         "declined: the message formats a tensor value",
         "import torch\n\n@torch.compile\ndef f(x):\n    m = x.max()\n    if m > 10:\n"

@@ -6,7 +6,8 @@ Mended forms:
   if c: return A; else/next: return B  ->  return torch.where(c, A, B)
   a if c else b          ->  torch.where(c, a, b)
   if c: print(...) / logger.x(...) / warnings.warn(...)   (only such effects, no else)
-                         ->  _graphmend_warn(..., _gm_when=c)   (deferred, gated at run time)
+                         ->  graphmend.print_if(c, ...) / graphmend.log_if(c, logger, "x", ...) /
+                             graphmend.warn_if(c, ...)   (deferred, gated at run time)
   if c: <set-up>; self.register_buffer(N, A) else: <set-up>; self.register_buffer(N, B)
                          ->  <both set-ups>; self.register_buffer(N, torch.where(c, A, B))
                              (unsafe: LongRoPE's switch; set-ups must be idempotent)
@@ -748,9 +749,13 @@ EXAMPLES = [
         "        hidden_states = hidden_states * 2\n"
         "        if hidden_states.dtype == torch.float16:\n"
         "            clamp_value = torch.finfo(hidden_states.dtype).max - 1000\n"
-        "            hidden_states = torch.where(torch.logical_or(torch.isinf(hidden_states).any(), "
-        "torch.isnan(hidden_states).any()), torch.clamp(hidden_states, min=-clamp_value, max=clamp_value), "
-        "hidden_states)\n"
+        "            hidden_states = torch.where(\n"
+        "                torch.logical_or(\n"
+        "                    torch.isinf(hidden_states).any(), torch.isnan(hidden_states).any()\n"
+        "                ),\n"
+        "                torch.clamp(hidden_states, min=-clamp_value, max=clamp_value),\n"
+        "                hidden_states,\n"
+        "            )\n"
         "        return hidden_states\n"),
     Example(
         "if/else assigning the same name: unsafe, shapes not proven equal",
@@ -779,8 +784,11 @@ EXAMPLES = [
         "        if not hasattr(self, 'long_inv_freq'):\n"
         "            self.long_inv_freq = torch.full((4,), 0.5)\n"
         "        self.original_inv_freq = self.original_inv_freq.to(x.device)\n"
-        "        self.register_buffer('inv_freq', torch.where(seq_len > 8, self.long_inv_freq, "
-        "self.original_inv_freq), persistent=False)\n"
+        "        self.register_buffer(\n"
+        "            'inv_freq',\n"
+        "            torch.where(seq_len > 8, self.long_inv_freq, self.original_inv_freq),\n"
+        "            persistent=False,\n"
+        "        )\n"
         "        return x * self.inv_freq\n",
         unsafe=True),
     Example(
@@ -788,8 +796,10 @@ EXAMPLES = [
         "import warnings\nimport torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    if x.abs().max() > 1e4:\n"
         "        warnings.warn(f'large activations in {x.shape}', RuntimeWarning)\n    return x * 2\n",
         ["GM201", "GM103"],
-        "import warnings\nimport torch\n@@HELPERS@@\n\n@torch.compile\ndef f(x: torch.Tensor):\n"
-        "    _graphmend_warn(f'large activations in {x.shape}', RuntimeWarning, _gm_when=x.abs().max() > 1e4)\n"
+        "import warnings\nimport torch\nimport _graphmend_runtime as graphmend\n\n@torch.compile\ndef f(x: torch.Tensor):\n"
+        "    graphmend.warn_if(\n"
+        "        x.abs().max() > 1e4, f'large activations in {x.shape}', RuntimeWarning\n"
+        "    )\n"
         "    return x * 2\n"),
     Example(
         "declined: the condition may have several elements",
