@@ -11,6 +11,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
+from graphmend.analysis.conditions import Extracted, Translator
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.symbols import FunctionInfo, Symbols
 
@@ -49,6 +50,9 @@ class Site:
     note: Optional[str] = None
     gb_id: Optional[str] = None  # when it differs from the rule's usual Dynamo id
     use: Optional[str] = None  # GM501: where the value that stays None fails (text, with its line)
+    # GM201 whose condition reads a tensor into Python (`h.mean().item() > 0.5`): `test` is the
+    # tensor condition it stands for; this says how it was translated and whether exactly
+    extracted: Optional[Extracted] = None
 
 
 class FunctionWalker:
@@ -61,6 +65,7 @@ class FunctionWalker:
         self.sites: list[Site] = []
         self._seen: set[int] = set()
         self._local_loggers: Optional[set[str]] = None
+        self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
 
     def run(self) -> list[Site]:
         self.block(self.fi.node.body)
@@ -180,10 +185,26 @@ class FunctionWalker:
                      note="Dynamo then falls back to eager for the whole function, so no other "
                           "mend inside it shows until this one is applied")
 
+    def scalar_condition(self, test: ast.expr) -> tuple[Optional[Extracted], Optional[ast.expr], list]:
+        """A condition that reads a tensor into Python (`x.item() > c`, `bool(t)`), as the tensor
+        condition it stands for: (translation, data-dependent part, static conjuncts), or Nones."""
+        tr = Translator(self.env.kind, self.env.qualify).translate(test)
+        if tr is None:
+            return None, None, []
+        dd, static = self.split_condition(tr.test)
+        if dd is None:
+            return None, None, []
+        self._extracted |= tr.calls  # one finding for the branch, not one more for each read
+        return tr, dd, static
+
     def cond(self, owner: ast.AST, test: ast.expr) -> None:
         """Record a data-dependent condition; its operands are scanned for other sites."""
+        tr = None
+        if isinstance(owner, ast.If) and not _is_guard(owner):
+            tr, dd, static = self.scalar_condition(test)
         self.exprs(test)
-        dd, static = self.split_condition(test)
+        if tr is None:
+            dd, static = self.split_condition(test)
         if dd is None:
             return
         code = "GM201"
@@ -194,7 +215,8 @@ class FunctionWalker:
         note = None
         if static:
             note = "only when " + " and ".join(ast.unparse(t) for t in static)
-        self.add(code, owner, test=dd, static_test=static, note=note)
+        self.add(code, owner, test=dd, static_test=static, note=note, extracted=tr,
+                 gb_id=_extraction_gb(tr))
 
     def split_condition(self, test: ast.expr) -> tuple[Optional[ast.expr], list[ast.expr]]:
         """(data-dependent part, static `and` conjuncts before it) or (None, [])."""
@@ -232,9 +254,12 @@ class FunctionWalker:
             if isinstance(node, ast.Call):
                 self.call(node)
             elif isinstance(node, ast.IfExp):
-                dd, static = self.split_condition(node.test)
+                tr, dd, static = self.scalar_condition(node.test)
+                if tr is None:
+                    dd, static = self.split_condition(node.test)
                 if dd is not None:
-                    self.add("GM201", node, test=dd, static_test=static)
+                    self.add("GM201", node, test=dd, static_test=static, extracted=tr,
+                             gb_id=_extraction_gb(tr))
             elif isinstance(node, ast.Subscript):
                 sl = node.slice
                 if self.env.kind(node.value) is Kind.TENSOR and isinstance(sl, ast.Compare) \
@@ -264,6 +289,8 @@ class FunctionWalker:
         if q in UNTRACEABLE or q.startswith(("pdb.", "ipdb.")):
             self.add("GM403", c, detail=UNTRACEABLE.get(q, q + "()"))
             return
+        if id(c) in self._extracted:
+            return  # the GM201 of the branch whose condition this read is stands for it
         if isinstance(func, ast.Attribute):
             base = env.kind(func.value)
             if base is Kind.TENSOR and func.attr in ("item", "tolist", "numpy") \
@@ -335,6 +362,13 @@ def _walk_expr(e: ast.expr):
     # post-order would be evaluation order; pre-order keeps parents first, which is what the
     # de-duplication in `add` wants (print(x.item()) reports both the print and the .item())
     return out
+
+
+def _extraction_gb(tr: Optional[Extracted]) -> Optional[str]:
+    """Dynamo breaks at the read itself (GB0124, Tensor.item()) before it reaches the branch."""
+    if tr is not None and any(d != "`bool()`" for d in tr.details):
+        return "GB0124"
+    return None
 
 
 def _is_guard(s: ast.If) -> bool:
