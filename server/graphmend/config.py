@@ -30,6 +30,9 @@ class Settings:
         ".git", ".venv", "venv", "__pycache__", "node_modules", "build", "dist", ".tox", ".eggs"])
     extend_exclude: list[str] = field(default_factory=list)
     cache_dir: str | None = None  # `graphmend check`'s cache (default .graphmend_cache)
+    # severity of a break that happens only under a condition the analysis names (a dtype,
+    # self.training, a config attribute): "error" | "warning" | "information" | "hint"
+    conditional_severity: str = "information"
     source: str | None = None  # the pyproject.toml these came from
 
     def enabled(self, code: str) -> bool:
@@ -53,6 +56,10 @@ def _coerce(name: str, value, default):
         if not isinstance(value, str) or not value:
             raise ConfigError(f"`cache-dir` must be a path, not {value!r}")
         return value
+    if name == "conditional_severity":
+        from graphmend.findings import SEVERITIES
+        if value not in SEVERITIES:
+            raise ConfigError(f"`conditional-severity` must be one of {', '.join(SEVERITIES)}, not {value!r}")
     if name == "scope":
         if value not in SCOPES:
             raise ConfigError(f"`scope` must be one of {', '.join(SCOPES)}, not {value!r}")

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from graphmend.analysis.dataflow import Kind
+from graphmend.findings import Condition
 
 COMPARE_OPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 # results that are floating point whatever the input (or the call raises on other inputs, eagerly
@@ -212,3 +213,117 @@ def _exact_everywhere(c, cls: Optional[str]) -> bool:
     # an integer tensor promotes with a float scalar to the default dtype: its integers round
     # monotonically, and below 256 exactly, so the order against such a scalar holds
     return in_both and abs(c) < 256
+
+
+# --- conditions a break depends on ---------------------------------------------------------------
+DTYPE_ALIASES = {"half": "float16", "float": "float32", "double": "float64", "float16": "float16",
+                 "float32": "float32", "float64": "float64", "bfloat16": "bfloat16", "int64": "int64",
+                 "long": "int64", "int32": "int32", "int": "int32", "int16": "int16", "int8": "int8",
+                 "uint8": "uint8", "bool": "bool", "complex64": "complex64", "complex128": "complex128",
+                 "float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2"}
+# module attributes that are switches of training (off in eval and by default)
+TRAINING_SWITCHES = frozenset({"gradient_checkpointing"})
+
+
+def name_condition(conjuncts: list[tuple[ast.expr, bool]], qualify) -> Optional[Condition]:
+    """The condition a site breaks under, when the analysis can name part of it: a dtype test
+    (`x.dtype == torch.float16`), `self.training`, a config attribute (`self.config.use_x`). The
+    conjuncts are the tests that hold on the path to the site (`(test, truth)`); None when none
+    of them is nameable."""
+    atoms: list[tuple[ast.expr, bool]] = []
+    for e, pol in conjuncts:
+        _atoms(e, pol, atoms)
+    texts, kinds, dtypes, not_dtypes, training = [], [], set(), set(), None
+    for e, pol in atoms:
+        d = _dtype_test(e, pol, qualify)
+        if d is not None:
+            subject, names, positive = d
+            (dtypes if positive else not_dtypes).update(names)
+            texts.append(f"{subject} is {'' if positive else 'not '}{' or '.join(names)}")
+            kinds.append("dtype")
+            continue
+        if _is_self_attr(e, "training"):
+            training = pol
+            texts.append("the module is training" if pol else "the module is in eval mode")
+            kinds.append("training")
+            continue
+        if isinstance(e, ast.Attribute) and e.attr in TRAINING_SWITCHES and _is_self_attr(e, e.attr):
+            texts.append(f"`{ast.unparse(e)}` is {'on' if pol else 'off'}")
+            kinds.append("config")
+            continue
+        if _is_config(e):
+            texts.append(f"`{ast.unparse(e)}` is {'true' if pol else 'false'}" if not isinstance(e, ast.Compare)
+                         else f"{'' if pol else 'not '}`{ast.unparse(e)}`")
+            kinds.append("config")
+    if not texts:
+        return None
+    seen = []
+    for t in texts:
+        if t not in seen:
+            seen.append(t)
+    return Condition(" and ".join(seen), tuple(dict.fromkeys(kinds)), tuple(sorted(dtypes)),
+                     tuple(sorted(not_dtypes)), training)
+
+
+def _atoms(e: ast.expr, pol: bool, out: list) -> None:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        _atoms(e.operand, not pol, out)
+    elif isinstance(e, ast.BoolOp) and isinstance(e.op, ast.And) and pol:
+        for v in e.values:
+            _atoms(v, True, out)
+    elif isinstance(e, ast.BoolOp) and isinstance(e.op, ast.Or) and not pol:
+        for v in e.values:
+            _atoms(v, False, out)
+    elif not isinstance(e, ast.BoolOp):
+        out.append((e, pol))
+
+
+def _dtype_name(e: ast.expr, qualify) -> Optional[str]:
+    q = qualify(e) or ""
+    if q.startswith("torch.") and q.count(".") == 1:
+        return DTYPE_ALIASES.get(q.split(".")[1])
+    return None
+
+
+def _dtype_test(e: ast.expr, pol: bool, qualify) -> Optional[tuple[str, list[str], bool]]:
+    """(subject, dtype names, positive) for `x.dtype == torch.float16`, `x.dtype in (...)`, ..."""
+    if not (isinstance(e, ast.Compare) and len(e.ops) == 1):
+        return None
+    left, op, right = e.left, e.ops[0], e.comparators[0]
+    if not (isinstance(left, ast.Attribute) and left.attr == "dtype"):
+        left, right = right, left
+        if not (isinstance(left, ast.Attribute) and left.attr == "dtype") or isinstance(op, (ast.In, ast.NotIn)):
+            return None
+    if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
+        names = [_dtype_name(right, qualify)]
+    elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        names = [_dtype_name(x, qualify) for x in right.elts]
+    else:
+        return None
+    if not names or None in names:
+        return None
+    positive = isinstance(op, (ast.Eq, ast.Is, ast.In)) == pol
+    return ast.unparse(left.value), list(dict.fromkeys(names)), positive
+
+
+def _is_self_attr(e: ast.expr, attr: str) -> bool:
+    return isinstance(e, ast.Attribute) and e.attr == attr and isinstance(e.value, ast.Name) \
+        and e.value.id == "self"
+
+
+def _is_config(e: ast.expr) -> bool:
+    """`self.config.x`, `config.x`, `self.config.x == "y"` (a constant on the other side)."""
+    if isinstance(e, ast.Compare) and len(e.ops) == 1:
+        sides = [e.left, e.comparators[0]]
+        return any(_is_config(s) for s in sides) and any(isinstance(s, ast.Constant) for s in sides)
+    if not isinstance(e, ast.Attribute):
+        return False
+    parts = []
+    node = e
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return False
+    parts.append(node.id)
+    return any(p == "config" or p.endswith("_config") for p in parts[1:])

@@ -11,9 +11,10 @@ import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
-from graphmend.analysis.conditions import Extracted, Translator
+from graphmend.analysis.conditions import Extracted, Translator, name_condition
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.symbols import FunctionInfo, Symbols
+from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
                          "fatal", "log", "warning_once", "info_once", "warning_advice"})
@@ -53,6 +54,7 @@ class Site:
     # GM201 whose condition reads a tensor into Python (`h.mean().item() > 0.5`): `test` is the
     # tensor condition it stands for; this says how it was translated and whether exactly
     extracted: Optional[Extracted] = None
+    condition: Optional[Condition] = None  # the break needs this (a dtype, self.training, config)
 
 
 class FunctionWalker:
@@ -66,6 +68,8 @@ class FunctionWalker:
         self._seen: set[int] = set()
         self._local_loggers: Optional[set[str]] = None
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
+        self.path: list[tuple[ast.expr, bool]] = []  # (test, truth) of the ifs around the statement
+        self.guard_names: dict[str, bool] = {}  # locals bound to a compile-time test, by value under Dynamo
 
     def run(self) -> list[Site]:
         self.block(self.fi.node.body)
@@ -76,7 +80,9 @@ class FunctionWalker:
         if key in self._seen:
             return
         self._seen.add(key)
-        self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), **kw))
+        conjuncts = self.path + [(t, True) for t in kw.get("static_test", ())]
+        cond = name_condition(conjuncts, self.env.qualify) if conjuncts else None
+        self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), condition=cond, **kw))
 
     # --- statements --------------------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> None:
@@ -93,6 +99,7 @@ class FunctionWalker:
             for t in s.targets:
                 self.exprs(t)
                 env.bind(t, k, s.value)
+            self.bind_guard(s)
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 self.exprs(s.value)
@@ -155,8 +162,21 @@ class FunctionWalker:
                 if isinstance(child, ast.expr):
                     self.exprs(child)
 
+    def bind_guard(self, s: ast.Assign) -> None:
+        """`is_tracing = torch.jit.is_tracing() or ... or is_torchdynamo_compiling()`: the name is
+        True under Dynamo, so `if not is_tracing and ...:` is never traced."""
+        g = None
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            g = compiling_guard(s.value, self.symbols, self.env.kind, self.guard_names)
+        for t in s.targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    self.guard_names.pop(n.id, None)
+        if g is not None:
+            self.guard_names[s.targets[0].id] = g
+
     def if_stmt(self, s: ast.If) -> None:
-        guard = compiling_guard(s.test, self.symbols, self.env.kind)
+        guard = compiling_guard(s.test, self.symbols, self.env.kind, self.guard_names)
         if guard is True:  # only the body is traced
             self.block(s.body)
             return
@@ -166,10 +186,13 @@ class FunctionWalker:
             return
         self.cond(s, s.test)
         before = dict(self.env.kinds)
+        self.path.append((s.test, True))
         self.block(s.body)
+        self.path[-1] = (s.test, False)
         after_body = self.env.kinds
         self.env.kinds = dict(before)
         self.block(s.orelse)
+        self.path.pop()
         self.env.merge(after_body)
 
     def compile_only_none(self, s: ast.If) -> None:

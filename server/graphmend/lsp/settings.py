@@ -20,7 +20,8 @@ from graphmend.config import Settings, load_settings, settings_from_dict
 PREFERENCES = ("editorFirst", "filesystemFirst", "editorOnly")
 LOG_LEVELS = ("error", "warning", "info", "debug")
 # editor key -> engine Settings field
-ENGINE_KEYS = {"scope": "scope", "select": "select", "ignore": "ignore", "unsafeFixes": "unsafe_fixes"}
+ENGINE_KEYS = {"scope": "scope", "select": "select", "ignore": "ignore", "unsafeFixes": "unsafe_fixes",
+               "conditionalSeverity": "conditional_severity"}
 
 
 @dataclass
