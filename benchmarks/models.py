@@ -228,7 +228,7 @@ def static_findings(base: Path, files: list[str], python: str = sys.executable,
                     "code": f.get("code"), "gb_id": f.get("gb_id"), "rewrite": f.get("rewrite"),
                     "applicability": f.get("applicability"), "fixable": f.get("fixable"),
                     "entry": f.get("entry"), "message": f.get("message"),
-                    "decline_reason": f.get("decline_reason")})
+                    "decline_reason": f.get("decline_reason"), "condition": f.get("condition")})
     return {"findings": out}
 
 
