@@ -58,6 +58,10 @@ CASES = {
     "exact-scalar-safe": (
         "    if x.dtype == torch.float16 and x.abs().max().item() > 128.0:\n"
         "        x = torch.clamp(x, min=-128.0, max=128.0)\n    return x\n", "safe", "x.abs().max() > 128.0"),
+    # a local read once and used only by the branch (issue 14): the read is undone, the branch mended
+    "bound-flag": ("    flag = x.any().item()\n    if flag:\n" + Z, "unsafe", "    flag = x.any()\n"),
+    "bound-float": ("    v = float(x.max())\n    y = x + 1\n    if v > 0.1:\n" + Z, "unsafe",
+                    "torch.where(v.double() > 0.1, "),
 }
 DECLINED = {
     "int-truncates": ("    if int(x.sum()) > 2:\n" + Z, "truncates"),
@@ -134,3 +138,18 @@ def test_guard_and_arithmetic_stay_reads():
              "        raise ValueError('big')\n    return x\n")
     codes = sorted(f.code for f in analyze_source(src, settings=Settings(scope="module")).findings)
     assert codes == ["GM401", "GM401"], codes
+
+
+def test_bound_read_left_when_used_elsewhere_or_sizing():
+    """The read stays a GM401 when the value is used again, comes from a view (a later in-place
+    update would show through the undone read), or sizes a tensor -- which the finding says."""
+    def codes(body):
+        return sorted((f.code, f.note or "") for f in analyze_source(_f(body), settings=Settings(scope="module")).findings)
+    assert codes("    flag = x.any().item()\n    if flag:\n        x = x + 1\n    return x, flag\n") == \
+        [("GM401", "")]
+    assert [c for c, _ in codes("    x = x.abs()\n    v = x[0].item()\n    if v > 0.5:\n        x = x + 1\n    return x\n")] == ["GM401"]
+    (code, note), = codes("    n = int(x.sum().item())\n    return torch.zeros(n)\n")
+    assert code == "GM401" and "sizes a tensor (`torch.zeros(n)` at line 6)" in note
+    src = _f("    flag = x.any().item()\n    if flag:\n        x = torch.zeros_like(x)\n    return x\n")
+    (f,) = analyze_source(src, settings=Settings(scope="module")).findings
+    assert (f.code, f.span.start.line) == ("GM201", 5), "the finding sits where Dynamo breaks: the read"

@@ -57,6 +57,9 @@ class Extracted:
     details: list[str] = field(default_factory=list)  # "`.item()`", "`float()`", ...
     caveat: Optional[str] = None  # why the tensor condition may differ (the fix becomes unsafe)
     decline: Optional[str] = None  # why no tensor condition keeps the meaning
+    # `flag = mask.any().item()` read earlier, used only here: (the read call, its tensor); the
+    # fix turns the read into the tensor itself (`flag = mask.any()`)
+    bindings: list = field(default_factory=list)
 
 
 class _Fail(Exception):
@@ -64,12 +67,18 @@ class _Fail(Exception):
 
 
 class Translator:
-    def __init__(self, kind: Callable[[ast.expr], Kind], qualify: Callable[[ast.expr], Optional[str]]):
+    def __init__(self, kind: Callable[[ast.expr], Kind], qualify: Callable[[ast.expr], Optional[str]],
+                 bound: Optional[dict] = None):
         self.kind = kind
         self.qualify = qualify
+        # name -> (read call, tensor, how): a local bound once to a read and used only in this test
+        self.bound = bound or {}
 
     def extraction(self, e: ast.expr) -> Optional[tuple[ast.expr, str, ast.Call]]:
         """(tensor, how, call) for `t.item()`, `float(t)`, `int(t)`, `bool(t)` of a tensor t."""
+        if isinstance(e, ast.Name) and e.id in self.bound:
+            call, tensor, how = self.bound[e.id]
+            return e, how, call  # the name stands for the tensor once its read is undone
         if not isinstance(e, ast.Call) or e.keywords:
             return None
         if isinstance(e.func, ast.Attribute) and e.func.attr == "item" and not e.args \
@@ -142,6 +151,8 @@ class Translator:
 
     def dtype_class(self, t: ast.expr) -> Optional[str]:
         """"float" / "bool" when the tensor is provably of such a dtype, else None."""
+        if isinstance(t, ast.Name) and t.id in self.bound:
+            t = self.bound[t.id][1]
         if isinstance(t, ast.Compare) or (isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Invert)
                                           and isinstance(t.operand, ast.Compare)):
             return "bool"
@@ -157,10 +168,13 @@ class Translator:
         return None
 
     def _has(self, e: ast.expr) -> bool:
-        return any(self.extraction(n) is not None for n in ast.walk(e) if isinstance(n, ast.Call))
+        return any(self.extraction(n) is not None for n in ast.walk(e)
+                   if isinstance(n, ast.Call) or isinstance(n, ast.Name) and n.id in self.bound)
 
-    @staticmethod
-    def _note(out: Extracted, call: ast.Call, how: str) -> None:
+    def _note(self, out: Extracted, call: ast.Call, how: str) -> None:
+        for name, (c, tensor, _) in self.bound.items():
+            if c is call and (call, tensor) not in out.bindings:
+                out.bindings.append((call, tensor))
         out.calls.add(id(call))
         d = "`.item()`" if how == "item" else f"`{how}()`"
         if d not in out.details:

@@ -70,6 +70,7 @@ class FunctionWalker:
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
         self.path: list[tuple[ast.expr, bool]] = []  # (test, truth) of the ifs around the statement
         self.guard_names: dict[str, bool] = {}  # locals bound to a compile-time test, by value under Dynamo
+        self._reads: dict[str, tuple] = {}  # name -> (assignment, read call, tensor, how): `v = t.item()`
 
     def run(self) -> list[Site]:
         self.block(self.fi.node.body)
@@ -100,6 +101,7 @@ class FunctionWalker:
                 self.exprs(t)
                 env.bind(t, k, s.value)
             self.bind_guard(s)
+            self.bind_read(s)
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 self.exprs(s.value)
@@ -175,6 +177,42 @@ class FunctionWalker:
         if g is not None:
             self.guard_names[s.targets[0].id] = g
 
+    def bind_read(self, s: ast.Assign) -> None:
+        for t in s.targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    self._reads.pop(n.id, None)
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            ex = Translator(self.env.kind, self.env.qualify).extraction(s.value)
+            if ex is not None:
+                self._reads[s.targets[0].id] = (s, ex[2], ex[0], ex[1])
+            inner = {id(n) for n in ast.walk(s.value)}
+            reads = [x for x in self.sites if x.code == "GM401" and id(x.node) in inner and x.note is None]
+            use = self.sizing_use(s.targets[0].id, s) if reads else None
+            if use is not None:
+                for site in reads:
+                    site.note = (f"the value sizes a tensor (`{use[0]}` at line {use[1]}): its shape would "
+                                 "depend on the data, which no tensor rewrite keeps")
+
+    def sizing_use(self, name: str, after: ast.stmt) -> Optional[tuple[str, int]]:
+        """Where a local read from a tensor sizes one (`torch.zeros(n)`, `x.view(n, -1)`, `x[:n]`,
+        `range(n)`), after its assignment: (source, line)."""
+        sizing = ("view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full",
+                  "narrow", "split", "unflatten")
+        uses = lambda e: any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(e))  # noqa: E731
+        for n in ast.walk(self.fi.node):
+            if getattr(n, "lineno", 0) <= after.lineno:
+                continue
+            if isinstance(n, ast.Call):
+                q = self.env.qualify(n.func) or ""
+                meth = n.func.attr if isinstance(n.func, ast.Attribute) else ""
+                if (q in SIZE_FACTORIES or q == "range" or meth in sizing) and any(
+                        uses(a) for a in [*n.args, *(k.value for k in n.keywords)]):
+                    return ast.unparse(n)[:60], n.lineno
+            if isinstance(n, ast.Slice) and any(uses(b) for b in (n.lower, n.upper, n.step) if b is not None):
+                return ast.unparse(n)[:60], n.lineno
+        return None
+
     def if_stmt(self, s: ast.If) -> None:
         guard = compiling_guard(s.test, self.symbols, self.env.kind, self.guard_names)
         if guard is True:  # only the body is traced
@@ -211,14 +249,36 @@ class FunctionWalker:
     def scalar_condition(self, test: ast.expr) -> tuple[Optional[Extracted], Optional[ast.expr], list]:
         """A condition that reads a tensor into Python (`x.item() > c`, `bool(t)`), as the tensor
         condition it stands for: (translation, data-dependent part, static conjuncts), or Nones."""
-        tr = Translator(self.env.kind, self.env.qualify).translate(test)
-        if tr is None:
-            return None, None, []
-        dd, static = self.split_condition(tr.test)
-        if dd is None:
+        bound = self.single_use_reads(test)
+        saved = {n: self.env.kinds.get(n) for n in bound}
+        for n in bound:
+            self.env.kinds[n] = Kind.TENSOR  # once its read is undone the name holds the tensor
+        tr = Translator(self.env.kind, self.env.qualify, bound).translate(test)
+        dd, static = self.split_condition(tr.test) if tr is not None else (None, [])
+        used = {n for n in bound if tr is not None and any(c is bound[n][0] for c, _ in tr.bindings)}
+        for n, k in saved.items():
+            if dd is None or n not in used:
+                self.env.kinds[n] = k
+        if tr is None or dd is None:
             return None, None, []
         self._extracted |= tr.calls  # one finding for the branch, not one more for each read
+        if tr.bindings:  # the read's own GM401, recorded at its assignment, is this branch's break
+            claimed = {id(c) for c, _ in tr.bindings}
+            self.sites = [x for x in self.sites if not (x.code == "GM401" and id(x.node) in claimed)]
         return tr, dd, static
+
+    def single_use_reads(self, test: ast.expr) -> dict:
+        """Locals in `test` bound once, earlier in the same block, to a read of a fresh tensor
+        (`flag = mask.any().item()`, `v = float(x.max())`) and read nowhere else: the read can be
+        undone (`flag = mask.any()`) and the branch decided on the tensor."""
+        out = {}
+        for n in ast.walk(test):
+            if isinstance(n, ast.Name) and n.id in self._reads:
+                stmt, call, tensor, how = self._reads[n.id]
+                if _uses(self.fi.node, n.id) == (1, 1) and isinstance(tensor, ast.Call) \
+                        and _fresh_tensor(tensor):
+                    out[n.id] = (call, tensor, how)
+        return out
 
     def cond(self, owner: ast.AST, test: ast.expr) -> None:
         """Record a data-dependent condition; its operands are scanned for other sites."""
@@ -385,6 +445,32 @@ def _walk_expr(e: ast.expr):
     # post-order would be evaluation order; pre-order keeps parents first, which is what the
     # de-duplication in `add` wants (print(x.item()) reports both the print and the .item())
     return out
+
+
+# calls that always return a new tensor (never a view or the input itself): a read of one can be
+# undone without the name aliasing a tensor that later code updates in place
+FRESH_RESULTS = frozenset({"any", "all", "sum", "mean", "max", "min", "prod", "amax", "amin", "norm",
+                           "std", "var", "count_nonzero", "isnan", "isinf", "isfinite", "eq", "ne", "gt",
+                           "lt", "ge", "le", "logical_and", "logical_or", "logical_not", "argmax", "argmin"})
+
+
+def _fresh_tensor(e: ast.Call) -> bool:
+    name = e.func.attr if isinstance(e.func, ast.Attribute) else getattr(e.func, "id", "")
+    return name in FRESH_RESULTS
+
+
+def _uses(fn: ast.AST, name: str) -> tuple[int, int]:
+    """(stores, loads) of a name in a function (nested scopes included: conservative)."""
+    st = ld = 0
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and n.id == name:
+            if isinstance(n.ctx, ast.Load):
+                ld += 1
+            else:
+                st += 1
+        elif isinstance(n, ast.arg) and n.arg == name:
+            st += 1
+    return st, ld
 
 
 def _extraction_gb(tr: Optional[Extracted]) -> Optional[str]:

@@ -39,6 +39,8 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
         anchor = node.test  # underline the condition, not the whole statement
     else:
         anchor = node
+    if getattr(site, "extracted", None) is not None and site.extracted.bindings:
+        anchor = site.extracted.bindings[0][0]  # Dynamo breaks at the read (`flag = t.item()`)
     message = mod.message(site)
     if site.condition is not None:
         message += f" (breaks only when {site.condition.text})"

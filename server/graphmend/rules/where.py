@@ -78,6 +78,9 @@ UNSAFE_WHERE = ("cannot prove both branches have the same dtype and shape, nor t
 
 
 def message(site: Site) -> str:
+    if site.extracted is not None and site.extracted.bindings:
+        return (f"{' and '.join(site.extracted.details)} reads a tensor's value into Python for the branch "
+                f"at line {site.node.lineno} alone: the graph breaks here")
     if site.extracted is not None:
         return (f"{' and '.join(site.extracted.details)} in the condition reads a tensor's value into "
                 "Python: the data-dependent branch breaks the graph")
@@ -340,6 +343,9 @@ def _is_single_element(e: ast.expr, site: Site, ctx: Context, env, depth: int = 
         no_dim = not any(k.arg in ("dim", "axis") for k in e.keywords)
         if isinstance(e.func, ast.Attribute) and name in ELEMENTWISE_CASTS and not e.args and not e.keywords:
             return _is_single_element(e.func.value, site, ctx, env, depth + 1)  # `t.double()` keeps t's shape
+        if site.extracted is not None and any(c is e for c, _ in site.extracted.bindings):
+            t = next(t for c, t in site.extracted.bindings if c is e)  # `flag = t.item()`: t after the fix
+            return _is_single_element(t, site, ctx, env, depth + 1)
         if q.startswith("torch.") and name in REDUCTIONS:
             return len(e.args) == 1 and no_dim
         if isinstance(e.func, ast.Attribute) and name in REDUCTIONS and env.kind(e.func.value) is Kind.TENSOR:
@@ -712,8 +718,9 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         t, f = plan.expr
         if site.static_test:  # `A if S and c else B`: S false still gives B
             static = " and ".join(ctx.src(s) for s in site.static_test)
-            return [TextEdit(span_of(node), f"({select(t, f)} if {static} else {ctx.src(f)})")]
-        return [TextEdit(span_of(node), select(t, f))]
+            return [*_undo_reads(site, ctx, span_of),
+                    TextEdit(span_of(node), f"({select(t, f)} if {static} else {ctx.src(f)})")]
+        return [*_undo_reads(site, ctx, span_of), TextEdit(span_of(node), select(t, f))]
     ind = ctx.indent_of(node)
     inner = ind + ("    " if site.static_test else "")
     lines = [f"{ind}{cm}" for cm in ctx.comments_in(node)]
@@ -759,7 +766,15 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     end_node = plan.remove_next if (plan.remove_next is not None and not site.static_test) else node
     if plan.remove_next is not None and site.static_test:
         end_node = plan.remove_next
-    return [TextEdit(span_of(node, (node.lineno, 0), (end_node.end_lineno, None)), "\n".join(lines))]
+    return [*_undo_reads(site, ctx, span_of),
+            TextEdit(span_of(node, (node.lineno, 0), (end_node.end_lineno, None)), "\n".join(lines))]
+
+
+def _undo_reads(site: Site, ctx: Context, span_of) -> list[TextEdit]:
+    """`flag = mask.any().item()` (read only by this branch) -> `flag = mask.any()`."""
+    if site.extracted is None:
+        return []
+    return [TextEdit(span_of(call), ctx.src(tensor)) for call, tensor in site.extracted.bindings]
 
 
 EXAMPLES = [
