@@ -45,6 +45,7 @@ import json
 import linecache
 import logging
 import os
+import re
 import sys
 import time
 import traceback
@@ -393,6 +394,43 @@ class _ListHandler(logging.Handler):
             self.records.append(f"<getMessage failed: {exc!r}>")
 
 
+_LOG_AT = re.compile(r"in user code at (?P<file>.+?):(?P<line>\d+)")
+_LOG_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\s*$')
+
+
+class _BreakLog(logging.Handler):
+    """Dynamo's `graph_breaks` log records (TORCH_LOGS=graph_breaks), parsed: they also name the
+    functions Dynamo SKIPPED whole ("Failed to handle graph break gracefully. Skipping the function
+    and falling back to eager", GB0088), which leave no break reason with the counting backend."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.NOTSET)
+        self.breaks: list[dict[str, Any]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not record.name.endswith("__graph_breaks"):
+            return
+        try:
+            text = record.getMessage()
+        except Exception:  # pragma: no cover
+            return
+        m = _LOG_AT.search(text)
+        if m is None:
+            return
+        stack = []
+        for ln in text.splitlines():
+            fm = _LOG_FRAME.match(ln)
+            if fm:
+                stack.append({"file": fm["file"], "short": _short_path(fm["file"]), "line": int(fm["line"]),
+                              "function": fm["fn"], "source": linecache.getline(fm["file"], int(fm["line"])).strip()})
+        idx = text.find("/gb/gb")
+        reason = text.split("Graph Break Reason:", 1)[-1].strip().splitlines()
+        self.breaks.append({"site": {"file": m["file"], "short": _short_path(m["file"]), "line": int(m["line"])},
+                            "gb": text[idx + 4: idx + 10].upper() if idx >= 0 else None,
+                            "summary": reason[0] if reason else "",
+                            "skipped": "Skipping the function" in text, "user_stack": stack})
+
+
 # --------------------------------------------------------------------------------------------------
 # Model building
 # --------------------------------------------------------------------------------------------------
@@ -664,6 +702,9 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
             })
             return gm.forward
 
+        torch._logging.set_logs(recompiles=True, graph_breaks=True)
+        break_log = _BreakLog()
+        logging.getLogger("torch._dynamo").addHandler(break_log)
         compiled = torch.compile(model, backend=counting_backend)
         compiled_events: list[list[dict[str, Any]]] = []
         graphs_per_call: list[int] = []
@@ -688,6 +729,11 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
                 saved["compiled"] = flatten_outputs(out_c)
             if i == 0:
                 result["timings"]["compile_first_call_s"] = round(time.perf_counter() - t, 2)
+        logging.getLogger("torch._dynamo").removeHandler(break_log)
+        torch._logging.set_logs(recompiles=True)
+        # first-call breaks as Dynamo logs them, functions it skipped whole included
+        result["log_breaks"] = break_log.breaks
+        result["skipped_functions"] = [b for b in break_log.breaks if b["skipped"]]
         result["messages"]["compiled"] = compiled_events
         first = [g for g in graphs if g["call"] == 0]
         result["graphs"] = len(first)

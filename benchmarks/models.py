@@ -228,7 +228,7 @@ def static_findings(base: Path, files: list[str], python: str = sys.executable,
                     "code": f.get("code"), "gb_id": f.get("gb_id"), "rewrite": f.get("rewrite"),
                     "applicability": f.get("applicability"), "fixable": f.get("fixable"),
                     "entry": f.get("entry"), "message": f.get("message"),
-                    "decline_reason": f.get("decline_reason")})
+                    "decline_reason": f.get("decline_reason"), "condition": f.get("condition")})
     return {"findings": out}
 
 
@@ -496,6 +496,9 @@ def measure_spec(spec: str, *, side: str = "both", python: str = sys.executable,
             mended["ok"] = False
             mended["error"] = f"mended child imported {tf_file}, not the mended copy"
         entry["mended"] = mended
+        if mended.get("ok"):  # breaks on lines the fix wrote: must be none
+            from still_breaking import still_breaking
+            entry["still_breaking"] = still_breaking(root, workdir / "mended" / "transformers", mended)
         if entry["original"].get("outputs_file") and mended.get("outputs_file"):
             entry["compare"] = compare_sides(entry["original"], mended)
             entry["mended_self_check"] = self_check(mended)
@@ -702,7 +705,8 @@ def _eq(cmp: dict[str, Any] | None) -> str:
 def table_rows(results: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     header = ["model", "dtype", "graphs before", "graphs after", "breaks before", "breaks after",
               "recompiles b/a", "outputs equal E/C/X", "messages equal E/C/X", "fix",
-              "breaks by category (before)", "rewrites applied", "remaining break reasons"]
+              "breaks by category (before)", "rewrites applied", "mended but still breaking",
+              "remaining break reasons"]
     rows = []
     for e in results:
         o, m = e.get("original"), e.get("mended")
@@ -729,7 +733,8 @@ def table_rows(results: list[dict[str, Any]]) -> tuple[list[str], list[list[str]
             "/".join(_eq(outs.get(k)) for k in ("eager", "compiled", "cross")) if outs else "-",
             "/".join(_eq(msgs.get(k)) for k in ("eager", "compiled", "cross")) if msgs else "-",
             fix_txt, _counts_cell((e.get("breaks_by_category") or {}).get("original")),
-            _counts_cell(e.get("rewrites")) if "rewrites" in e else "-", remaining,
+            _counts_cell(e.get("rewrites")) if "rewrites" in e else "-",
+            str(len(e["still_breaking"])) if "still_breaking" in e else "-", remaining,
         ])
     return header, rows
 
@@ -779,6 +784,10 @@ def totals(results: list[dict[str, Any]]) -> dict[str, Any]:
         "by_category": {k: {"before": v[0], "after": v[1]} for k, v in sorted(cats.items())},
         "by_rewrite": dict(sorted(rew.items())),
         "clean_rows": clean,
+        "still_breaking": sum(len(r.get("still_breaking") or []) for r in rows),
+        "still_breaking_sites": [f"{r['spec']}: {b['file'].removeprefix('transformers/')}:{b['line']} "
+                                 f"{b['gb'] or ''} {b['reason'][:60]}".rstrip()
+                                 for r in rows for b in r.get("still_breaking") or []],
         "clean_unchanged": sum(1 for c in clean if c["unchanged"]),
         "not_measured": failed,
     }
@@ -795,6 +804,9 @@ def format_totals(t: dict[str, Any]) -> str:
     if t["by_category"]:
         lines.append("By category (before -> after): " + "; ".join(
             f"{k} {v['before']} -> {v['after']}" for k, v in t["by_category"].items()))
+    lines.append(f"Mended but still breaking (a break on a line the fix wrote; must be 0): "
+                 f"{t.get('still_breaking', 0)}" + (": " + "; ".join(t["still_breaking_sites"])
+                                                    if t.get("still_breaking_sites") else ""))
     if t["by_rewrite"]:
         lines.append("Rewrites applied: " + ", ".join(f"{k} x{v}" for k, v in t["by_rewrite"].items()))
     changed_clean = [c["spec"] for c in t["clean_rows"] if not c["unchanged"]]
@@ -974,7 +986,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"measurement failed for: {', '.join(failed)}", file=sys.stderr)
         return 1
     if args.strict:
-        if fix_problems:
+        if fix_problems or any(r.get("still_breaking") for r in results):
             return 1
         for r in results:
             if r.get("hook_vs_copy") and not r["hook_vs_copy"].get("equal"):

@@ -117,6 +117,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="also consider fixes that may change meaning in corner cases")
     u.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false",
                    help="do not consider unsafe fixes, even if the configuration enables them")
+    o.add_argument("--conditional-severity", choices=("error", "warning", "information", "hint"),
+                   help="severity of a break that needs a condition the analysis names (a dtype, "
+                        "self.training, a config attribute); default information")
     o.add_argument("--show-fixes", action="store_true",
                    help="check: show each finding's fix; fix: list the fixes applied")
     o.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
@@ -249,6 +252,8 @@ def resolve_settings(args) -> Settings:
         settings.unsafe_fixes = args.unsafe_fixes
     if getattr(args, "runtime", None):
         settings.runtime = args.runtime
+    if getattr(args, "conditional_severity", None):
+        settings.conditional_severity = args.conditional_severity
     return settings
 
 
@@ -308,7 +313,7 @@ def cmd_check(args) -> int:
         if args.statistics:
             _out(output.format_statistics(findings, unsafe))
         else:
-            _out(output.format_text(checked, unsafe, args.show_fixes))
+            _out(output.format_text(checked, unsafe, args.show_fixes, settings.conditional_severity))
         if not args.quiet:
             _out(output.summary(findings, unsafe))
     elif args.format == "json":
@@ -316,11 +321,11 @@ def cmd_check(args) -> int:
             import json
             _out(json.dumps(output.statistics_json(findings, unsafe), indent=2))
         else:
-            _out(output.format_json(checked))
+            _out(output.format_json(checked, settings.conditional_severity))
     elif args.format == "sarif":
-        _out(output.format_sarif(checked, errors))
+        _out(output.format_sarif(checked, errors, settings.conditional_severity))
     elif args.format == "github":
-        _out(output.format_github(checked, errors))
+        _out(output.format_github(checked, errors, settings.conditional_severity))
 
     _report_errors(errors)
     if errors:

@@ -35,6 +35,9 @@ class Settings:
     # "vendor": a copy _graphmend_runtime.py in the package; "import": graphmend.runtime; "inline"
     runtime: str = "vendor"
     line_length: int = DEFAULT_LINE_LENGTH  # mended lines wrap here (else [tool.ruff]/[tool.black])
+    # severity of a break that happens only under a condition the analysis names (a dtype,
+    # self.training, a config attribute): "error" | "warning" | "information" | "hint"
+    conditional_severity: str = "information"
     source: str | None = None  # the pyproject.toml these came from
 
     def enabled(self, code: str) -> bool:
@@ -66,6 +69,10 @@ def _coerce(name: str, value, default):
         if not isinstance(value, int) or isinstance(value, bool) or not 20 <= value <= 1000:
             raise ConfigError(f"`line-length` must be an integer from 20 to 1000, not {value!r}")
         return value
+    if name == "conditional_severity":
+        from graphmend.findings import SEVERITIES
+        if value not in SEVERITIES:
+            raise ConfigError(f"`conditional-severity` must be one of {', '.join(SEVERITIES)}, not {value!r}")
     if name == "scope":
         if value not in SCOPES:
             raise ConfigError(f"`scope` must be one of {', '.join(SCOPES)}, not {value!r}")

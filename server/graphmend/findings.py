@@ -61,6 +61,18 @@ class Fix:
     edits: list[TextEdit] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Condition:
+    """The site breaks only when this holds, as far as the analysis can name it: a dtype test,
+    `self.training`, a config attribute. Such a finding is shown as information by default."""
+
+    text: str  # "hidden_states is float16", "the module is training"
+    kinds: tuple[str, ...] = ()  # "dtype", "training", "config"
+    dtypes: tuple[str, ...] = ()  # it needs one of these dtypes ("float16",)
+    not_dtypes: tuple[str, ...] = ()  # it needs a dtype other than these
+    training: Optional[bool] = None  # True: only in training; False: only in eval
+
+
 @dataclass
 class Finding:
     code: str
@@ -74,6 +86,7 @@ class Finding:
     gb_id: Optional[str] = None  # Dynamo graph-break registry id, e.g. "GB0059"
     note: Optional[str] = None  # extra context, e.g. "only on the float16 path"
     fix_title: Optional[str] = None
+    condition: Optional[Condition] = None  # breaks only when this holds (named by the analysis)
     # The analysis' view of the site (ast node, kinds); used to build the fix on demand.
     # Not serialised, not compared.
     site: object = field(default=None, repr=False, compare=False)
@@ -91,6 +104,17 @@ class Finding:
         d.pop("site", None)
         d["applicability"] = self.applicability.value
         return d
+
+
+SEVERITIES = ("error", "warning", "information", "hint")
+
+
+def severity(f: Finding, conditional: str = "information") -> str:
+    """How loudly to show a finding: a syntax error is an error, a break that needs a condition
+    the analysis names (`f.condition`) is `conditional` (a setting), every other break a warning."""
+    if f.code == "GM001":
+        return "error"
+    return conditional if f.condition is not None else "warning"
 
 
 @dataclass(frozen=True)

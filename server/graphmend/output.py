@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from graphmend import __version__
-from graphmend.findings import CATALOGUE, Applicability, Finding, Rule
+from graphmend.findings import CATALOGUE, Applicability, Finding, Rule, severity
 
 TOOL_NAME = "graphmend"
 # Where rule documentation lives; SARIF helpUri = DOCS_BASE_URI + "<CODE>.md".
@@ -51,11 +51,13 @@ def marker(f: Finding, unsafe_fixes: bool) -> str:
 
 
 def finding_lines(path: str, f: Finding, unsafe_fixes: bool = False, show_fixes: bool = False,
-                  extra: Optional[str] = None) -> list[str]:
+                  extra: Optional[str] = None, conditional: str = "information") -> list[str]:
     """`path:line:col: CODE [*] message`, then indented `  = ...` detail lines."""
     mark = marker(f, unsafe_fixes)
     head = f"{path}:{f.span.start.line}:{_col(f.span.start.col)}: {f.code} "
     lines = [head + (f"{mark} " if mark else "") + f.message]
+    if f.condition is not None:
+        lines.append(f"  = {severity(f, conditional)}: a conditional break (setting `conditional-severity`)")
     if f.decline_reason:
         label = "mend declined" if f.applicability is Applicability.NONE else "unsafe fix"
         lines.append(f"  = {label}: {f.decline_reason}")
@@ -79,12 +81,13 @@ def finding_lines(path: str, f: Finding, unsafe_fixes: bool = False, show_fixes:
     return lines
 
 
-def format_text(results, unsafe_fixes: bool = False, show_fixes: bool = False) -> str:
+def format_text(results, unsafe_fixes: bool = False, show_fixes: bool = False,
+                conditional: str = "information") -> str:
     """All findings of `results` (objects with .path and .findings), one block each."""
     out: list[str] = []
     for r in results:
         for f in r.findings:
-            out.extend(finding_lines(r.path, f, unsafe_fixes, show_fixes))
+            out.extend(finding_lines(r.path, f, unsafe_fixes, show_fixes, conditional=conditional))
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -164,16 +167,18 @@ def statistics_json(findings: Iterable[Finding], unsafe_fixes: bool = False) -> 
 # --------------------------------------------------------------------------- JSON
 
 
-def finding_json(path: str, f: Finding) -> dict:
+def finding_json(path: str, f: Finding, conditional: str = "information") -> dict:
     d = {"path": path, "line": f.span.start.line, "column": _col(f.span.start.col),
          "end_line": f.span.end.line, "end_column": _col(f.span.end.col)}
     d.update(f.to_json())  # span/entry_span keep the engine's 0-based columns
     d["fixable"] = f.fixable
+    d["severity"] = severity(f, conditional)
     return d
 
 
-def format_json(results) -> str:
-    return json.dumps([finding_json(r.path, f) for r in results for f in r.findings], indent=2) + "\n"
+def format_json(results, conditional: str = "information") -> str:
+    return json.dumps([finding_json(r.path, f, conditional) for r in results for f in r.findings],
+                      indent=2) + "\n"
 
 
 # --------------------------------------------------------------------------- SARIF 2.1.0
@@ -210,7 +215,10 @@ def _region(f: Finding) -> dict:
             "endLine": f.span.end.line, "endColumn": _col(f.span.end.col)}
 
 
-def format_sarif(results, errors: Sequence = ()) -> str:
+SARIF_LEVELS = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
+
+
+def format_sarif(results, errors: Sequence = (), conditional: str = "information") -> str:
     """SARIF 2.1.0: one run; `errors` (objects with .path and .error) become notifications."""
     codes = list(CATALOGUE)
     index = {c: i for i, c in enumerate(codes)}
@@ -220,7 +228,7 @@ def format_sarif(results, errors: Sequence = ()) -> str:
         for f in r.findings:
             res = {
                 "ruleId": f.code,
-                "level": _level(f.code),
+                "level": SARIF_LEVELS[severity(f, conditional)],
                 "message": {"text": f.message + (f" ({f.decline_reason})" if f.decline_reason else "")},
                 "locations": [{"physicalLocation": {
                     "artifactLocation": {"uri": uri},
@@ -233,7 +241,8 @@ def format_sarif(results, errors: Sequence = ()) -> str:
             props = res["properties"]
             for key, val in (("rewrite", f.rewrite), ("declineReason", f.decline_reason),
                              ("entry", f.entry), ("dynamoGraphBreakId", f.gb_id), ("note", f.note),
-                             ("fixTitle", f.fix_title)):
+                             ("fixTitle", f.fix_title),
+                             ("condition", f.condition.text if f.condition else None)):
                 if val:
                     props[key] = val
             sarif_results.append(res)
@@ -273,14 +282,15 @@ def _gh_prop(s: str) -> str:
     return _gh_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_github(results, errors: Sequence = ()) -> str:
+def format_github(results, errors: Sequence = (), conditional: str = "information") -> str:
     out = []
     for r in results:
         file = _gh_prop(r.path)
         for f in r.findings:
             msg = f.message + (f" ({f.decline_reason})" if f.decline_reason else "")
+            level = {"error": "error", "warning": "warning"}.get(severity(f, conditional), "notice")
             out.append(
-                f"::warning file={file},line={f.span.start.line},col={_col(f.span.start.col)},"
+                f"::{level} file={file},line={f.span.start.line},col={_col(f.span.start.col)},"
                 f"endLine={f.span.end.line},endColumn={_col(f.span.end.col)},"
                 f"title={_gh_prop(f.code)}::{_gh_data(msg)}")
     for e in errors:

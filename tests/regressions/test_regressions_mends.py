@@ -78,3 +78,59 @@ def test_mend_regression(path):
     for want in case.get("expect-reason", []):
         assert any(want in r for r in mended.unsafe_reasons), mended.unsafe_reasons
     assert props.check_case(mended, backends=("eager",)) == []
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_mend_regression_one_graph(path):
+    """Where the safe mends leave nothing to break on, the mended case compiles with
+    `fullgraph=True` (a counting backend; any break left at a mended site raises) to one graph, with
+    the original's eager result, on every input the original runs without raising."""
+    from difftest import Counter
+
+    case = parse_case(path)
+    mended = props.mend_case(case["src"], case["inputs"])
+    if mended.safe == case["src"] or mended.remaining:
+        pytest.skip("no safe mend, or breaks are left that the mends do not claim: "
+                    f"{mended.remaining}")
+    orig, safe = props.load(case["src"], "orig"), props.load(mended.safe, "safe")
+    checked = 0
+    for spec in case["inputs"]:
+        args = [props.make(s) for s in spec]
+        want = props.observe(orig.f, [a.clone() for a in args])
+        if want.error is not None:
+            continue
+        torch._dynamo.reset()
+        count = Counter()
+        got = props.observe(torch.compile(safe.f, backend=count, fullgraph=True), [a.clone() for a in args])
+        if got.error is not None and got.error[0] == "Unsupported":
+            # a break: allowed only where no mend wrote (a break the analysis does not report)
+            assert _breaks_on_written_lines(case["src"], safe, args) == [], (spec, got.error)
+            continue
+        assert props.differences(want, got, compiled=True) == [], (spec, got.error)
+        assert len(count.graphs) == 1, (spec, len(count.graphs))
+        checked += 1
+    if not checked:
+        pytest.skip("the original raises on every input of this case")
+
+
+def _breaks_on_written_lines(original: str, mod, args) -> list[str]:
+    """Dynamo's breaks (explain) whose innermost frame in the mended file is on a line the mend
+    wrote (not an unchanged line of the original: difflib), whatever the helpers are called."""
+    import difflib
+
+    new = open(mod.__file__, encoding="utf-8").read().splitlines()
+    written = set()
+    for tag, _a, _b, j1, j2 in difflib.SequenceMatcher(None, original.splitlines(), new,
+                                                       autojunk=False).get_opcodes():
+        if tag in ("replace", "insert"):
+            written.update(range(j1 + 1, j2 + 1))
+    torch._dynamo.reset()
+    box = {}
+    props.observe(lambda *a: box.setdefault("ex", torch._dynamo.explain(mod.f)(*a)), [a.clone() for a in args])
+    torch._dynamo.reset()
+    out = []
+    for r in getattr(box.get("ex"), "break_reasons", []):
+        frames = [fs for fs in r.user_stack if fs.filename == mod.__file__]
+        if frames and frames[-1].lineno in written:
+            out.append(f"{r.reason.splitlines()[0]} at line {frames[-1].lineno}: {new[frames[-1].lineno - 1].strip()}")
+    return out

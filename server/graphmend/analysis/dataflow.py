@@ -315,17 +315,25 @@ def inert(e: ast.expr, kind=None) -> bool:
         return all(isinstance(op, (ast.Is, ast.IsNot)) for op in e.ops) and all(
             isinstance(x, ast.Constant) or (isinstance(x, (ast.Name, ast.Attribute)) and inert(x))
             for x in [e.left, *e.comparators])
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "isinstance" \
+            and len(e.args) == 2 and not e.keywords:
+        # `isinstance(mask, torch.fx.Proxy)`: a type test, no effects, no tensor's truth
+        return all(isinstance(a, (ast.Name, ast.Attribute)) and inert(a) or isinstance(a, ast.Tuple)
+                   and all(isinstance(t, (ast.Name, ast.Attribute)) and inert(t) for t in a.elts)
+                   for a in e.args)
     return False
 
 
-def compiling_guard(test: ast.expr, symbols: Symbols, kind=None) -> Optional[bool]:
+def compiling_guard(test: ast.expr, symbols: Symbols, kind=None,
+                    names: Optional[dict] = None) -> Optional[bool]:
     """True if `test` is True under Dynamo (`is_compiling()`), False if it is False
     (`not is_compiling()`, `torch.jit.is_tracing()`), None otherwise.
 
     An `and` is False under Dynamo when one of its operands is, and every operand before that
     one is `inert` (so evaluating them cannot raise a tensor's truth or run code: `x is None and
     not is_compiling()`); an `or` is True under Dynamo in the dual case. `kind`: an Env's kind
-    function, to rule out operands known to be tensors."""
+    function, to rule out operands known to be tensors. `names`: local names bound to such a
+    test (`is_tracing = torch.jit.is_tracing() or ... or is_torchdynamo_compiling()`), by value."""
     neg = False
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         neg = not neg
@@ -335,12 +343,14 @@ def compiling_guard(test: ast.expr, symbols: Symbols, kind=None) -> Optional[boo
         # operand short-circuits, so what follows it is never evaluated there
         decides = isinstance(test.op, ast.Or)
         for v in test.values:
-            g = compiling_guard(v, symbols, kind)
+            g = compiling_guard(v, symbols, kind, names)
             if g is decides:
                 return g != neg
             if g is None and not inert(v, kind):
                 return None
         return None
+    if isinstance(test, ast.Name) and names and test.id in names:
+        return names[test.id] != neg
     if isinstance(test, ast.Call) and not test.args:
         q = symbols.qualify(test.func) or ""
         last = q.split(".")[-1]

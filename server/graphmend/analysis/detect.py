@@ -11,8 +11,10 @@ import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
+from graphmend.analysis.conditions import Extracted, Translator, name_condition
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.symbols import FunctionInfo, Symbols
+from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
                          "fatal", "log", "warning_once", "info_once", "warning_advice"})
@@ -49,6 +51,10 @@ class Site:
     note: Optional[str] = None
     gb_id: Optional[str] = None  # when it differs from the rule's usual Dynamo id
     use: Optional[str] = None  # GM501: where the value that stays None fails (text, with its line)
+    # GM201 whose condition reads a tensor into Python (`h.mean().item() > 0.5`): `test` is the
+    # tensor condition it stands for; this says how it was translated and whether exactly
+    extracted: Optional[Extracted] = None
+    condition: Optional[Condition] = None  # the break needs this (a dtype, self.training, config)
 
 
 class FunctionWalker:
@@ -61,6 +67,10 @@ class FunctionWalker:
         self.sites: list[Site] = []
         self._seen: set[int] = set()
         self._local_loggers: Optional[set[str]] = None
+        self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
+        self.path: list[tuple[ast.expr, bool]] = []  # (test, truth) of the ifs around the statement
+        self.guard_names: dict[str, bool] = {}  # locals bound to a compile-time test, by value under Dynamo
+        self._reads: dict[str, tuple] = {}  # name -> (assignment, read call, tensor, how): `v = t.item()`
 
     def run(self) -> list[Site]:
         self.block(self.fi.node.body)
@@ -71,7 +81,9 @@ class FunctionWalker:
         if key in self._seen:
             return
         self._seen.add(key)
-        self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), **kw))
+        conjuncts = self.path + [(t, True) for t in kw.get("static_test", ())]
+        cond = name_condition(conjuncts, self.env.qualify) if conjuncts else None
+        self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), condition=cond, **kw))
 
     # --- statements --------------------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> None:
@@ -88,6 +100,8 @@ class FunctionWalker:
             for t in s.targets:
                 self.exprs(t)
                 env.bind(t, k, s.value)
+            self.bind_guard(s)
+            self.bind_read(s)
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 self.exprs(s.value)
@@ -150,8 +164,57 @@ class FunctionWalker:
                 if isinstance(child, ast.expr):
                     self.exprs(child)
 
+    def bind_guard(self, s: ast.Assign) -> None:
+        """`is_tracing = torch.jit.is_tracing() or ... or is_torchdynamo_compiling()`: the name is
+        True under Dynamo, so `if not is_tracing and ...:` is never traced."""
+        g = None
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            g = compiling_guard(s.value, self.symbols, self.env.kind, self.guard_names)
+        for t in s.targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    self.guard_names.pop(n.id, None)
+        if g is not None:
+            self.guard_names[s.targets[0].id] = g
+
+    def bind_read(self, s: ast.Assign) -> None:
+        for t in s.targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    self._reads.pop(n.id, None)
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            ex = Translator(self.env.kind, self.env.qualify).extraction(s.value)
+            if ex is not None:
+                self._reads[s.targets[0].id] = (s, ex[2], ex[0], ex[1])
+            inner = {id(n) for n in ast.walk(s.value)}
+            reads = [x for x in self.sites if x.code == "GM401" and id(x.node) in inner and x.note is None]
+            use = self.sizing_use(s.targets[0].id, s) if reads else None
+            if use is not None:
+                for site in reads:
+                    site.note = (f"the value sizes a tensor (`{use[0]}` at line {use[1]}): its shape would "
+                                 "depend on the data, which no tensor rewrite keeps")
+
+    def sizing_use(self, name: str, after: ast.stmt) -> Optional[tuple[str, int]]:
+        """Where a local read from a tensor sizes one (`torch.zeros(n)`, `x.view(n, -1)`, `x[:n]`,
+        `range(n)`), after its assignment: (source, line)."""
+        sizing = ("view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full",
+                  "narrow", "split", "unflatten")
+        uses = lambda e: any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(e))  # noqa: E731
+        for n in ast.walk(self.fi.node):
+            if getattr(n, "lineno", 0) <= after.lineno:
+                continue
+            if isinstance(n, ast.Call):
+                q = self.env.qualify(n.func) or ""
+                meth = n.func.attr if isinstance(n.func, ast.Attribute) else ""
+                if (q in SIZE_FACTORIES or q == "range" or meth in sizing) and any(
+                        uses(a) for a in [*n.args, *(k.value for k in n.keywords)]):
+                    return ast.unparse(n)[:60], n.lineno
+            if isinstance(n, ast.Slice) and any(uses(b) for b in (n.lower, n.upper, n.step) if b is not None):
+                return ast.unparse(n)[:60], n.lineno
+        return None
+
     def if_stmt(self, s: ast.If) -> None:
-        guard = compiling_guard(s.test, self.symbols, self.env.kind)
+        guard = compiling_guard(s.test, self.symbols, self.env.kind, self.guard_names)
         if guard is True:  # only the body is traced
             self.block(s.body)
             return
@@ -161,10 +224,13 @@ class FunctionWalker:
             return
         self.cond(s, s.test)
         before = dict(self.env.kinds)
+        self.path.append((s.test, True))
         self.block(s.body)
+        self.path[-1] = (s.test, False)
         after_body = self.env.kinds
         self.env.kinds = dict(before)
         self.block(s.orelse)
+        self.path.pop()
         self.env.merge(after_body)
 
     def compile_only_none(self, s: ast.If) -> None:
@@ -180,10 +246,48 @@ class FunctionWalker:
                      note="Dynamo then falls back to eager for the whole function, so no other "
                           "mend inside it shows until this one is applied")
 
+    def scalar_condition(self, test: ast.expr) -> tuple[Optional[Extracted], Optional[ast.expr], list]:
+        """A condition that reads a tensor into Python (`x.item() > c`, `bool(t)`), as the tensor
+        condition it stands for: (translation, data-dependent part, static conjuncts), or Nones."""
+        bound = self.single_use_reads(test)
+        saved = {n: self.env.kinds.get(n) for n in bound}
+        for n in bound:
+            self.env.kinds[n] = Kind.TENSOR  # once its read is undone the name holds the tensor
+        tr = Translator(self.env.kind, self.env.qualify, bound).translate(test)
+        dd, static = self.split_condition(tr.test) if tr is not None else (None, [])
+        used = {n for n in bound if tr is not None and any(c is bound[n][0] for c, _ in tr.bindings)}
+        for n, k in saved.items():
+            if dd is None or n not in used:
+                self.env.kinds[n] = k
+        if tr is None or dd is None:
+            return None, None, []
+        self._extracted |= tr.calls  # one finding for the branch, not one more for each read
+        if tr.bindings:  # the read's own GM401, recorded at its assignment, is this branch's break
+            claimed = {id(c) for c, _ in tr.bindings}
+            self.sites = [x for x in self.sites if not (x.code == "GM401" and id(x.node) in claimed)]
+        return tr, dd, static
+
+    def single_use_reads(self, test: ast.expr) -> dict:
+        """Locals in `test` bound once, earlier in the same block, to a read of a fresh tensor
+        (`flag = mask.any().item()`, `v = float(x.max())`) and read nowhere else: the read can be
+        undone (`flag = mask.any()`) and the branch decided on the tensor."""
+        out = {}
+        for n in ast.walk(test):
+            if isinstance(n, ast.Name) and n.id in self._reads:
+                stmt, call, tensor, how = self._reads[n.id]
+                if _uses(self.fi.node, n.id) == (1, 1) and isinstance(tensor, ast.Call) \
+                        and _fresh_tensor(tensor):
+                    out[n.id] = (call, tensor, how)
+        return out
+
     def cond(self, owner: ast.AST, test: ast.expr) -> None:
         """Record a data-dependent condition; its operands are scanned for other sites."""
+        tr = None
+        if isinstance(owner, ast.If) and not _is_guard(owner):
+            tr, dd, static = self.scalar_condition(test)
         self.exprs(test)
-        dd, static = self.split_condition(test)
+        if tr is None:
+            dd, static = self.split_condition(test)
         if dd is None:
             return
         code = "GM201"
@@ -194,7 +298,8 @@ class FunctionWalker:
         note = None
         if static:
             note = "only when " + " and ".join(ast.unparse(t) for t in static)
-        self.add(code, owner, test=dd, static_test=static, note=note)
+        self.add(code, owner, test=dd, static_test=static, note=note, extracted=tr,
+                 gb_id=_extraction_gb(tr))
 
     def split_condition(self, test: ast.expr) -> tuple[Optional[ast.expr], list[ast.expr]]:
         """(data-dependent part, static `and` conjuncts before it) or (None, [])."""
@@ -232,9 +337,12 @@ class FunctionWalker:
             if isinstance(node, ast.Call):
                 self.call(node)
             elif isinstance(node, ast.IfExp):
-                dd, static = self.split_condition(node.test)
+                tr, dd, static = self.scalar_condition(node.test)
+                if tr is None:
+                    dd, static = self.split_condition(node.test)
                 if dd is not None:
-                    self.add("GM201", node, test=dd, static_test=static)
+                    self.add("GM201", node, test=dd, static_test=static, extracted=tr,
+                             gb_id=_extraction_gb(tr))
             elif isinstance(node, ast.Subscript):
                 sl = node.slice
                 if self.env.kind(node.value) is Kind.TENSOR and isinstance(sl, ast.Compare) \
@@ -264,6 +372,8 @@ class FunctionWalker:
         if q in UNTRACEABLE or q.startswith(("pdb.", "ipdb.")):
             self.add("GM403", c, detail=UNTRACEABLE.get(q, q + "()"))
             return
+        if id(c) in self._extracted:
+            return  # the GM201 of the branch whose condition this read is stands for it
         if isinstance(func, ast.Attribute):
             base = env.kind(func.value)
             if base is Kind.TENSOR and func.attr in ("item", "tolist", "numpy") \
@@ -335,6 +445,39 @@ def _walk_expr(e: ast.expr):
     # post-order would be evaluation order; pre-order keeps parents first, which is what the
     # de-duplication in `add` wants (print(x.item()) reports both the print and the .item())
     return out
+
+
+# calls that always return a new tensor (never a view or the input itself): a read of one can be
+# undone without the name aliasing a tensor that later code updates in place
+FRESH_RESULTS = frozenset({"any", "all", "sum", "mean", "max", "min", "prod", "amax", "amin", "norm",
+                           "std", "var", "count_nonzero", "isnan", "isinf", "isfinite", "eq", "ne", "gt",
+                           "lt", "ge", "le", "logical_and", "logical_or", "logical_not", "argmax", "argmin"})
+
+
+def _fresh_tensor(e: ast.Call) -> bool:
+    name = e.func.attr if isinstance(e.func, ast.Attribute) else getattr(e.func, "id", "")
+    return name in FRESH_RESULTS
+
+
+def _uses(fn: ast.AST, name: str) -> tuple[int, int]:
+    """(stores, loads) of a name in a function (nested scopes included: conservative)."""
+    st = ld = 0
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and n.id == name:
+            if isinstance(n.ctx, ast.Load):
+                ld += 1
+            else:
+                st += 1
+        elif isinstance(n, ast.arg) and n.arg == name:
+            st += 1
+    return st, ld
+
+
+def _extraction_gb(tr: Optional[Extracted]) -> Optional[str]:
+    """Dynamo breaks at the read itself (GB0124, Tensor.item()) before it reaches the branch."""
+    if tr is not None and any(d != "`bool()`" for d in tr.details):
+        return "GB0124"
+    return None
 
 
 def _is_guard(s: ast.If) -> bool:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 
 from lsprotocol import types
 
-from graphmend.findings import CATALOGUE, Applicability, Finding, Pos, Span
+from graphmend.findings import CATALOGUE, Applicability, Finding, Pos, Span, severity
 from graphmend.lsp import probe
 from graphmend.lsp.checker import Checked, check
 from graphmend.lsp.document import Document
@@ -35,6 +35,10 @@ _LABEL_RE = re.compile(r"^(?P<q>[\w.<>]+?)(?: \((?P<why>.*)\))?$")
 # --------------------------------------------------------------------------- conversion
 
 
+_SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
+             "information": types.DiagnosticSeverity.Information, "hint": types.DiagnosticSeverity.Hint}
+
+
 def to_diagnostic(f: Finding, doc: Document, checked: Checked, server: "GraphMendServer") -> types.Diagnostic:
     codec = server.codec
     rule = CATALOGUE.get(f.code)
@@ -49,7 +53,7 @@ def to_diagnostic(f: Finding, doc: Document, checked: Checked, server: "GraphMen
     return types.Diagnostic(
         range=doc.range(f.span, codec),
         message=message,
-        severity=types.DiagnosticSeverity.Error if syntax else types.DiagnosticSeverity.Warning,
+        severity=_SEVERITY[severity(f, getattr(checked.settings, "conditional_severity", "information"))],
         code=f.code,
         code_description=types.CodeDescription(href=DOCS_URL.format(code=f.code)) if rule else None,
         source=SOURCE,

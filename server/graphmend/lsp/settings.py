@@ -21,7 +21,8 @@ PREFERENCES = ("editorFirst", "filesystemFirst", "editorOnly")
 LOG_LEVELS = ("error", "warning", "info", "debug")
 # editor key -> engine Settings field
 ENGINE_KEYS = {"scope": "scope", "select": "select", "ignore": "ignore", "unsafeFixes": "unsafe_fixes",
-               "runtime": "runtime", "lineLength": "line_length"}
+               "runtime": "runtime", "lineLength": "line_length",
+               "conditionalSeverity": "conditional_severity"}
 
 
 @dataclass

@@ -39,9 +39,14 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
         anchor = node.test  # underline the condition, not the whole statement
     else:
         anchor = node
+    if getattr(site, "extracted", None) is not None and site.extracted.bindings:
+        anchor = site.extracted.bindings[0][0]  # Dynamo breaks at the read (`flag = t.item()`)
+    message = mod.message(site)
+    if site.condition is not None:
+        message += f" (breaks only when {site.condition.text})"
     return Finding(
         code=site.code,
-        message=mod.message(site),
+        message=message,
         span=lines.span(anchor),
         rewrite=rule.rewrite,
         applicability=verdict.applicability,
@@ -49,6 +54,7 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
         gb_id=site.gb_id or rule.gb_id,
         note=site.note,
         fix_title=verdict.title,
+        condition=site.condition,
         site=site,
     )
 

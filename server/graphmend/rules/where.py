@@ -11,6 +11,11 @@ Mended forms:
   if c: <set-up>; self.register_buffer(N, A) else: <set-up>; self.register_buffer(N, B)
                          ->  <both set-ups>; self.register_buffer(N, torch.where(c, A, B))
                              (unsafe: LongRoPE's switch; set-ups must be idempotent)
+A condition that reads the tensor into Python (`h.mean().item() > 0.5`, `float(t) > c`,
+`bool(t)`, `t.any().item()`) is mended as the tensor condition it stands for, under the same
+legality; the comparison stays in the tensor's dtype only where the Python scalar is exact in
+every dtype the tensor may have (else it moves to float64, and the fix is unsafe: see
+analysis/conditions.py), and `int(t)` declines (it truncates, and raises on nan/inf).
 A static `and` prefix stays a Python `if`; static temporaries a branch computes only for its
 own use (`clamp_value = torch.finfo(h.dtype).max - 1000`) are computed before the where.
 
@@ -74,6 +79,12 @@ UNSAFE_WHERE = ("cannot prove both branches have the same dtype and shape, nor t
 
 
 def message(site: Site) -> str:
+    if site.extracted is not None and site.extracted.bindings:
+        return (f"{' and '.join(site.extracted.details)} reads a tensor's value into Python for the branch "
+                f"at line {site.node.lineno} alone: the graph breaks here")
+    if site.extracted is not None:
+        return (f"{' and '.join(site.extracted.details)} in the condition reads a tensor's value into "
+                "Python: the data-dependent branch breaks the graph")
     return "data-dependent branch on a tensor value breaks the graph"
 
 
@@ -331,6 +342,11 @@ def _is_single_element(e: ast.expr, site: Site, ctx: Context, env, depth: int = 
         name = e.func.attr if isinstance(e.func, ast.Attribute) else getattr(e.func, "id", "")
         q = ctx.symbols.qualify(e.func) or ""
         no_dim = not any(k.arg in ("dim", "axis") for k in e.keywords)
+        if isinstance(e.func, ast.Attribute) and name in ELEMENTWISE_CASTS and not e.args and not e.keywords:
+            return _is_single_element(e.func.value, site, ctx, env, depth + 1)  # `t.double()` keeps t's shape
+        if site.extracted is not None and any(c is e for c, _ in site.extracted.bindings):
+            t = next(t for c, t in site.extracted.bindings if c is e)  # `flag = t.item()`: t after the fix
+            return _is_single_element(t, site, ctx, env, depth + 1)
         if q.startswith("torch.") and name in REDUCTIONS:
             return len(e.args) == 1 and no_dim
         if isinstance(e.func, ast.Attribute) and name in REDUCTIONS and env.kind(e.func.value) is Kind.TENSOR:
@@ -345,6 +361,9 @@ def _is_single_element(e: ast.expr, site: Site, ctx: Context, env, depth: int = 
                     last = n
         return last is not None and _is_single_element(last.value, site, ctx, env, depth + 1)
     return False
+
+
+ELEMENTWISE_CASTS = frozenset({"double", "float", "half", "bfloat16", "bool", "long", "int"})
 
 
 def _preserves(e: ast.expr, base: str, ctx: Context, env, float_known: bool,
@@ -533,6 +552,18 @@ def judge(site: Site, ctx: Context, env) -> Verdict:
     torch_name = ctx.torch_name()
     if torch_name is None:
         return Verdict.decline("`torch` is not imported under that name in this file")
+    if site.extracted is not None and site.extracted.decline:
+        return Verdict.decline(site.extracted.decline)
+    verdict = _judge(site, ctx, env, torch_name)
+    caveat = site.extracted.caveat if site.extracted is not None else None
+    if caveat and verdict.applicability is Applicability.SAFE:
+        return Verdict(Applicability.UNSAFE, verdict.title, caveat)
+    if caveat and verdict.applicability is Applicability.UNSAFE:
+        return Verdict(Applicability.UNSAFE, verdict.title, f"{verdict.reason}; and {caveat}")
+    return verdict
+
+
+def _judge(site: Site, ctx: Context, env, torch_name: str) -> Verdict:
     plan, why = _plan(site, env)
     if plan is None:
         return Verdict.decline(why)
@@ -646,7 +677,11 @@ def _is_bool(e: ast.expr, ctx: Context, env) -> bool:
         return True
     if isinstance(e, ast.Call):
         name = e.func.attr if isinstance(e.func, ast.Attribute) else getattr(e.func, "id", "")
-        return name in ("any", "all", "isnan", "isinf", "isfinite", "logical_and", "logical_or",
+        if name in ("any", "all"):  # bool, except of a uint8 tensor (uint8 then)
+            inner = e.func.value if isinstance(e.func, ast.Attribute) and \
+                env.kind(e.func.value) is Kind.TENSOR else (e.args[0] if e.args else None)
+            return inner is not None and _is_bool(inner, ctx, env)
+        return name in ("isnan", "isinf", "isfinite", "logical_and", "logical_or",
                         "logical_not", "eq", "ne", "gt", "lt", "ge", "le", "bool")
     return False
 
@@ -684,8 +719,9 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         t, f = plan.expr
         if site.static_test:  # `A if S and c else B`: S false still gives B
             static = " and ".join(ctx.src(s) for s in site.static_test)
-            return [TextEdit(span_of(node), f"({select(t, f)} if {static} else {ctx.src(f)})")]
-        return [TextEdit(span_of(node), select(t, f))]
+            return [*_undo_reads(site, ctx, span_of),
+                    TextEdit(span_of(node), f"({select(t, f)} if {static} else {ctx.src(f)})")]
+        return [*_undo_reads(site, ctx, span_of), TextEdit(span_of(node), select(t, f))]
     ind = ctx.indent_of(node)
     inner = ind + ("    " if site.static_test else "")
     lines = [f"{ind}{cm}" for cm in ctx.comments_in(node)]
@@ -731,7 +767,15 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     end_node = plan.remove_next if (plan.remove_next is not None and not site.static_test) else node
     if plan.remove_next is not None and site.static_test:
         end_node = plan.remove_next
-    return [TextEdit(span_of(node, (node.lineno, 0), (end_node.end_lineno, None)), "\n".join(lines))]
+    return [*_undo_reads(site, ctx, span_of),
+            TextEdit(span_of(node, (node.lineno, 0), (end_node.end_lineno, None)), "\n".join(lines))]
+
+
+def _undo_reads(site: Site, ctx: Context, span_of) -> list[TextEdit]:
+    """`flag = mask.any().item()` (read only by this branch) -> `flag = mask.any()`."""
+    if site.extracted is None:
+        return []
+    return [TextEdit(span_of(call), ctx.src(tensor)) for call, tensor in site.extracted.bindings]
 
 
 EXAMPLES = [
@@ -826,4 +870,17 @@ EXAMPLES = [
         "import torch\n\n@torch.compile\ndef f(x, mask=None):\n    if mask is not None and x.shape[0] > 1:\n"
         "        x = x * mask\n    if x.dtype == torch.float16:\n        x = x.float()\n    return x\n",
         [], None),
+    Example(
+        "the condition reads the tensor into Python (`.item()`): mended as the tensor condition",
+        "import torch\n\n@torch.compile\ndef f(h: torch.Tensor):\n    if h.mean().item() > 0.5:\n"
+        "        h = h * 0.5\n    return h\n",
+        ["GM201"],
+        "import torch\n\n@torch.compile\ndef f(h: torch.Tensor):\n    h = torch.where(h.mean() > 0.5, h * 0.5, h)\n"
+        "    return h\n",
+        unsafe=True),
+    Example(
+        "declined: `int()` in the condition truncates (and raises on nan/inf)",
+        "import torch\n\n@torch.compile\ndef f(h: torch.Tensor):\n    if int(h.sum()) > 2:\n"
+        "        h = h * 0.5\n    return h\n",
+        ["GM201"], None),
 ]
