@@ -585,6 +585,25 @@ def reason_dict(reason) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------------
 
 
+def graph_break_log(records: list[str]) -> list[dict[str, Any]]:
+    """`Graph break in user code at FILE:LINE` records of Dynamo's graph_breaks log: file, line,
+    the first line of the reason."""
+    out = []
+    for rec in records:
+        head, _, rest = rec.partition("\n")
+        at = head.rsplit(" at ", 1)[-1]
+        file, _, line = at.rpartition(":")
+        if not file or not line.isdigit():
+            continue
+        reason = next((ln.split(":", 1)[1].strip() for ln in rest.splitlines()
+                       if ln.startswith("Graph Break Reason:")), "")
+        idx = rest.find("/gb/gb")
+        gb = rest[idx + 4: idx + 10].upper() if idx >= 0 else None
+        out.append({"file": file, "line": int(line), "reason": reason, "gb": gb,
+                    "duplicate": "suppressed" in head})
+    return out
+
+
 def line_coverage(fn, marker: str = "/transformers/") -> dict[str, list[int]]:
     """Lines executed by ``fn()`` in files whose path contains ``marker`` (``sys.settrace``; only
     frames of those files get a local tracer, so the rest of the call runs at near full speed).
@@ -618,32 +637,43 @@ def line_coverage(fn, marker: str = "/transformers/") -> dict[str, list[int]]:
 
 def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
             auto_class: str | None = None, build_only: bool = False,
-            coverage: bool = False) -> dict[str, Any]:
+            coverage: bool = False, build=None, marker: str = "/transformers/",
+            loggers: tuple[str, ...] = ("transformers",), grad: bool = False) -> dict[str, Any]:
+    """``build``: instead of a transformers model, a function returning ``(config, model, inputs)``
+    (``benchmarks/realcode.py``'s corpus); ``marker``: the path part of the files line coverage
+    records; ``loggers``: the logger hierarchies whose records are messages; ``grad``: run with
+    autograd on (a training step) instead of under ``torch.no_grad()``."""
     t0 = time.perf_counter()
     family, dtype_name = parse_spec(spec)
     capture = _Capture()
-    tf_logger = logging.getLogger("transformers")
-    tf_logger.addHandler(capture)
+    tf_loggers = [logging.getLogger(name) for name in loggers]
+    for lg in tf_loggers:
+        lg.addHandler(capture)
 
     result: dict[str, Any] = {"spec": spec, "family": family, "dtype": dtype_name, "ok": False}
     build_events: list[dict[str, Any]] = []
     with capture.phase(build_events):
         import torch
-        import transformers
 
-        result["transformers_file"] = transformers.__file__
-        result["transformers_version"] = transformers.__version__
         result["torch_version"] = torch.__version__
-        config, model = build_model(family, dtype_name, auto_class)
-        inputs = build_inputs(family, config, dtype_name)
+        if build is None:
+            import transformers
+
+            result["transformers_file"] = transformers.__file__
+            result["transformers_version"] = transformers.__version__
+            config, model = build_model(family, dtype_name, auto_class)
+            inputs = build_inputs(family, config, dtype_name)
+        else:
+            config, model, inputs = build()
     result["model_class"] = type(model).__name__
     result["attn_implementation"] = getattr(config, "_attn_implementation", None)
     result["inputs"] = {k: {"shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")}
-                        for k, v in inputs.items()}
+                        for k, v in inputs.items() if isinstance(v, torch.Tensor)}
     result["messages"] = {"build": build_events}
     result["timings"] = {"build_s": round(time.perf_counter() - t0, 2)}
     if build_only:
-        tf_logger.removeHandler(capture)
+        for lg in tf_loggers:
+            lg.removeHandler(capture)
         result["ok"] = True
         return result
 
@@ -651,12 +681,16 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
     from torch._dynamo.utils import counters
 
     # Dynamo's own artifact logs: recompiles (one record per recompilation) and graph breaks.
-    torch._logging.set_logs(recompiles=True)
+    torch._logging.set_logs(recompiles=True, graph_breaks=True)
     recompile_handler = _ListHandler()
     logging.getLogger("torch._dynamo.guards.__recompiles").addHandler(recompile_handler)
+    # every graph break with its user file:line, also those whose graph before it is empty (which
+    # the counting backend never sees: a logger call before any tensor op of its frame)
+    break_log = _ListHandler()
+    logging.getLogger("torch._dynamo.symbolic_convert.__graph_breaks").addHandler(break_log)
 
     saved: dict[str, dict[str, Any]] = {}
-    with torch.no_grad():
+    with (contextlib.nullcontext() if grad else torch.no_grad()):
         # ---- eager ----
         t = time.perf_counter()
         eager_events: list[list[dict[str, Any]]] = []
@@ -673,7 +707,7 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
             t = time.perf_counter()
             _clear_once_caches()
             with capture.phase([]):
-                result["coverage"] = line_coverage(lambda: model(**inputs))
+                result["coverage"] = line_coverage(lambda: model(**inputs), marker)
             result["timings"]["coverage_s"] = round(time.perf_counter() - t, 2)
 
         # ---- compiled with the counting backend ----
@@ -745,6 +779,8 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
         result["recompiles"] = len(recompile_handler.records)
         result["recompiles_per_call"] = recompiles_per_call
         result["recompile_reasons"] = list(recompile_handler.records)
+        result["graph_break_log"] = graph_break_log(break_log.records)
+        break_log.records.clear()
         result["counters"] = {k: dict(v) for k, v in counters.items()
                               if k in ("stats", "frames", "graph_break", "resumes")}
         result["compile_error"] = compile_error
@@ -771,7 +807,8 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
             result["messages"]["explain"] = explain_events
             result["timings"]["explain_s"] = round(time.perf_counter() - t, 2)
 
-    tf_logger.removeHandler(capture)
+    for lg in tf_loggers:
+        lg.removeHandler(capture)
     result["outputs"] = {phase: {name: tensor_digest(v) for name, v in tensors.items()}
                          for phase, tensors in saved.items()}
     if outputs_path:
@@ -817,19 +854,32 @@ def main(argv: list[str] | None = None) -> int:
                     help="record the transformers lines one eager call executes (result['coverage'])")
     ap.add_argument("--build-only", action="store_true",
                     help="only import transformers and build the model (import-time measurements)")
+    ap.add_argument("--realcode", action="store_true",
+                    help="--spec names an entry of benchmarks/realcode_corpus.py (not transformers)")
     args = ap.parse_args(argv)
     real_stdout = sys.stdout
     finder = None
+    extra: dict[str, Any] = {}
+    settings = None
+    if args.realcode:
+        import realcode_corpus
+
+        entry = realcode_corpus.ENTRIES[args.spec]
+        extra = {"build": entry.build, "marker": entry.marker, "loggers": entry.loggers, "grad": entry.grad}
+        if args.hook:
+            from graphmend.config import Settings
+
+            settings = Settings(scope=entry.scope)
     if args.hook:
         from graphmend.probe import importhook
 
         no_cache = args.hook_cache_dir == "none"
         finder = importhook.install(args.hook.split(","), unsafe=args.hook_unsafe,
                                     cache_dir=None if no_cache else args.hook_cache_dir,
-                                    use_cache=not no_cache)
+                                    use_cache=not no_cache, settings=settings)
     try:
         result = measure(args.spec, args.outputs, max(args.calls, 1), not args.no_explain,
-                         args.auto_class, build_only=args.build_only, coverage=args.coverage)
+                         args.auto_class, build_only=args.build_only, coverage=args.coverage, **extra)
     except BaseException as exc:  # report, never crash silently
         result = {"spec": args.spec, "ok": False, "error": f"{type(exc).__name__}: {exc}",
                   "traceback": traceback.format_exc()}

@@ -203,14 +203,15 @@ def _text(data: Any) -> str:
 
 
 def static_findings(base: Path, files: list[str], python: str = sys.executable,
-                    timeout: float = 300) -> dict[str, Any]:
+                    timeout: float = 300, prefix: str = "transformers/",
+                    options: tuple[str, ...] = ()) -> dict[str, Any]:
     """``graphmend check --unsafe-fixes --format json`` on ``base/<file>`` for each file; findings with
     package-relative paths (``transformers/models/...``). Returns {"findings": [...]} or {"error": ...}."""
     targets = [str(base / f) for f in files if (base / f).is_file()]
     if not targets:
         return {"findings": []}
     cmd = [python, "-m", "graphmend", "check", "--unsafe-fixes", "--no-cache", "--exit-zero",
-           "--format", "json"] + targets
+           "--format", "json", *options] + targets
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=str(REPO),
                               env=_child_env([str(SERVER)]))
@@ -223,7 +224,7 @@ def static_findings(base: Path, files: list[str], python: str = sys.executable,
         path = str(Path(f["path"]).resolve()).replace(os.sep, "/")
         rel = path[len(base_s) + 1:] if path.startswith(base_s + "/") else path
         span = f.get("span") or {}
-        out.append({"file": "transformers/" + rel, "line": f.get("line"),
+        out.append({"file": prefix + rel, "line": f.get("line"),
                     "end_line": f.get("end_line") or (span.get("end") or {}).get("line") or f.get("line"),
                     "code": f.get("code"), "gb_id": f.get("gb_id"), "rewrite": f.get("rewrite"),
                     "applicability": f.get("applicability"), "fixable": f.get("fixable"),

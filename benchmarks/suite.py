@@ -1,7 +1,7 @@
 """GraphMend's benchmark suite: run every part's script (or the named parts), print their tables,
 and with `--write-docs` rewrite the tables in docs/benchmarks.md.
 
-    python benchmarks/suite.py [--parts models,precision,editor,scale,speed] [--quick] [--write-docs]
+    python benchmarks/suite.py [--parts models,precision,realcode,editor,scale,speed] [--quick] [--write-docs]
                                [--results DIR] [--from-results DIR] [--docs FILE]
                                [--args PART="..."] [--script PART=PATH] [--timeout PART=S]
 
@@ -48,6 +48,8 @@ PARTS = {
                   "Static findings against Dynamo"),
     "editor": ("editor.py", ["--markdown"], ["--markdown", "--quick"], 1200, "Editor latency"),
     "scale": ("scale.py", ["--markdown"], ["--markdown", "--quick"], 3600, "Workspace scale"),
+    "realcode": ("realcode.py", ["--markdown"], ["--markdown", "--models", "quick"], 5400,
+                 "Real code beyond transformers"),
     "speed": ("verify.py", ["--markdown", "--threads", "1"], ["--markdown", "--specs", "t5", "--runs", "3",
                                                               "--threads", "1"], 3600,
               "Speed of mended models"),
@@ -216,7 +218,7 @@ def render_mine(name: str):
 
 
 RENDER = {"models": render_models, "precision": render_precision, "speed": render_speed,
-          "editor": render_mine("editor"), "scale": render_mine("scale")}
+          "editor": render_mine("editor"), "scale": render_mine("scale"), "realcode": render_mine("realcode")}
 
 
 def render_part(part: str, st: dict, results: Path) -> str:

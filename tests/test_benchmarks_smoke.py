@@ -18,7 +18,7 @@ from loading import load_path
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "benchmarks" / "suite.py"
 DOCS = ROOT / "docs" / "benchmarks.md"
-PARTS = ["models", "precision", "editor", "scale", "speed"]
+PARTS = ["models", "precision", "realcode", "editor", "scale", "speed"]
 
 
 def _suite():

@@ -30,11 +30,25 @@ UNTRACEABLE = {
 }
 DYNAMIC_SHAPE_FUNCS = frozenset({"nonzero", "unique", "unique_consecutive", "masked_select",
                                  "argwhere", "bincount", "repeat_interleave"})
-# torch factories whose leading arguments are Python numbers (sizes, bounds): a tensor there is
-# read into Python while tracing (Dynamo: "Data dependent operator", GB0033).
-SIZE_FACTORIES = frozenset({"torch.linspace", "torch.logspace", "torch.arange", "torch.zeros", "torch.ones",
-                            "torch.empty", "torch.full", "torch.randn", "torch.rand", "torch.randint",
-                            "torch.eye"})
+# torch factories and the parameters Dynamo must know as Python numbers while tracing (sizes,
+# bounds): a tensor there is read into Python ("Data dependent operator", GB0033). Each entry:
+# (positional indices, keyword names, whether positional arguments from the first index on are
+# the `*size` varargs). Only these parameters count: `linspace(t0, t1, 8)` with tensor bounds and
+# `full(size, t)` with a tensor fill value trace into one graph (measured, torch 2.13), while a
+# tensor `steps`, `end` or size breaks. A tuple or list given as a size counts element-wise.
+SIZE_FACTORIES = {
+    "torch.arange": ((0, 1, 2), ("start", "end", "step"), False),
+    "torch.linspace": ((2,), ("steps",), False),
+    "torch.logspace": ((2,), ("steps",), False),
+    "torch.zeros": ((0,), ("size",), True), "torch.ones": ((0,), ("size",), True),
+    "torch.empty": ((0,), ("size",), True), "torch.randn": ((0,), ("size",), True),
+    "torch.rand": ((0,), ("size",), True),
+    "torch.full": ((0,), ("size",), False),
+    "torch.randint": ((0, 1, 2), ("low", "high", "size"), False),
+    "torch.eye": ((0, 1), ("n", "m"), False),
+}
+NUMBER_TYPES = frozenset({"int", "float", "bool", "complex", "numbers.Number", "numbers.Integral",
+                          "numbers.Real"})
 DISABLE_DECORATORS = ("torch.compiler.disable", "torch._dynamo.disable", "torch.jit.unused",
                       "torch.jit.ignore", "torch._disable_dynamo")
 
@@ -71,6 +85,7 @@ class FunctionWalker:
         self.path: list[tuple[ast.expr, bool]] = []  # (test, truth) of the ifs around the statement
         self.guard_names: dict[str, bool] = {}  # locals bound to a compile-time test, by value under Dynamo
         self._reads: dict[str, tuple] = {}  # name -> (assignment, read call, tensor, how): `v = t.item()`
+        self._numbers: Optional[dict[int, set[str]]] = None  # GM401/402: see numbers_at
 
     def run(self) -> list[Site]:
         self.block(self.fi.node.body)
@@ -345,8 +360,10 @@ class FunctionWalker:
                              gb_id=_extraction_gb(tr))
             elif isinstance(node, ast.Subscript):
                 sl = node.slice
+                # a read `x[x > 0]` has a data-dependent shape; an assignment `y[m] = v` is an
+                # index_put that Dynamo traces (measured, torch 2.13): only loads are reported
                 if self.env.kind(node.value) is Kind.TENSOR and isinstance(sl, ast.Compare) \
-                        and self.env.kind(sl) is Kind.TENSOR:
+                        and self.env.kind(sl) is Kind.TENSOR and not isinstance(node.ctx, ast.Store):
                     self.add("GM402", node, detail="boolean-mask indexing")
                 bounds = [b for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])
                           if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step) if b is not None]
@@ -381,19 +398,20 @@ class FunctionWalker:
                 self.add("GM401", c, detail=f"`.{func.attr}()`")
                 return
             if base is Kind.TENSOR and func.attr in DYNAMIC_SHAPE_FUNCS:
-                self.add("GM402", c, detail=f"`.{func.attr}()`")
+                if func.attr != "repeat_interleave" or self.dynamic_repeats(c, method=True):
+                    self.add("GM402", c, detail=f"`.{func.attr}()`")
                 return
         if q in ("int", "float", "bool") and len(c.args) == 1 and env.kind(c.args[0]) is Kind.TENSOR:
             self.add("GM401", c, detail=f"`{q}()` of a tensor")
             return
-        if q in SIZE_FACTORIES and any(env.kind(a) is Kind.TENSOR for a in c.args[:3]) and not (
-                q in ("torch.tensor", "torch.as_tensor")):
+        if q in SIZE_FACTORIES and any(self.proven_tensor(a, c) for a in _size_args(c, *SIZE_FACTORIES[q])):
             self.add("GM401", c, detail=f"`{q}()` with a tensor as a size or bound", gb_id="GB0033")
             return
         if q.startswith("torch."):
             name = q.split(".")[-1]
             if name in DYNAMIC_SHAPE_FUNCS and q.count(".") == 1:
-                self.add("GM402", c, detail=f"`torch.{name}()`")
+                if name != "repeat_interleave" or self.dynamic_repeats(c, method=False):
+                    self.add("GM402", c, detail=f"`torch.{name}()`")
             elif name == "where" and q.count(".") == 1 and len(c.args) == 1 and not c.keywords:
                 self.add("GM402", c, detail="one-argument `torch.where()`")
         else:
@@ -405,6 +423,50 @@ class FunctionWalker:
                 target = self.fi.cls.methods.get(func.attr)  # self.m(): a method of this class
             if target is not None and _is_disabled(target.node, self.symbols):
                 self.add("GM403", c, detail=f"`{target.qualname}()`, a torch.compiler.disable()d function")
+
+    # --- GM401/GM402: which arguments Dynamo must read as Python values --------------------------
+    def dynamic_repeats(self, c: ast.Call, method: bool) -> bool:
+        """`repeat_interleave` has a data-dependent output shape only when its repeats are a tensor
+        and no `output_size=` gives the shape: with Python-int or shape-derived repeats, or with
+        `output_size`, Dynamo traces it into the graph (measured, torch 2.13). The one-argument
+        `torch.repeat_interleave(r)` repeats `r` itself. Repeats not proven a tensor are not
+        reported (precision first)."""
+        if any(k.arg == "output_size" and not (isinstance(k.value, ast.Constant) and k.value.value is None)
+               for k in c.keywords):
+            return False
+        kw = next((k.value for k in c.keywords if k.arg == "repeats"), None)
+        if method:
+            rep = c.args[0] if c.args else kw
+        else:
+            rep = c.args[1] if len(c.args) > 1 else kw
+            if rep is None and len(c.args) == 1:
+                return True  # torch.repeat_interleave(repeats): its output length is sum(repeats)
+        return rep is not None and self.proven_tensor(rep, c)
+
+    def proven_tensor(self, e: ast.expr, at: ast.AST) -> bool:
+        """`e` is known to be a tensor where `at` is evaluated: its kind is TENSOR and it is not a
+        name that an enclosing `if isinstance(name, int)` (float, bool, ...) proves a Python
+        number there (`if isinstance(pos, int): pos = torch.arange(pos)`)."""
+        if self.env.kind(e) is not Kind.TENSOR:
+            return False
+        return not (isinstance(e, ast.Name) and e.id in self.numbers_at(at))
+
+    def numbers_at(self, node: ast.AST) -> set[str]:
+        """Names an enclosing `if isinstance(name, <number type>):` body proves Python numbers at
+        `node`, up to the first statement of that body that rebinds the name."""
+        if self._numbers is None:
+            self._numbers = {}
+            for s in ast.walk(self.fi.node):
+                if not isinstance(s, ast.If):
+                    continue
+                for name in _isinstance_numbers(s.test, self.symbols):
+                    for stmt in s.body:
+                        for n in ast.walk(stmt):
+                            self._numbers.setdefault(id(n), set()).add(name)
+                        if any(isinstance(t, ast.Name) and t.id == name and isinstance(t.ctx, ast.Store)
+                               for t in ast.walk(stmt)):
+                            break  # the statement that rebinds it still reads the number
+        return self._numbers.get(id(node), set())
 
     def is_logger(self, e: ast.expr) -> bool:
         if isinstance(e, ast.Name):
@@ -429,6 +491,35 @@ class FunctionWalker:
                 and (self.symbols.qualify(n.value.func) or "").endswith(("getLogger", "get_logger"))
                 for t in n.targets if isinstance(t, ast.Name)}
         return self._local_loggers
+
+
+def _size_args(c: ast.Call, positions: tuple[int, ...], keywords: tuple[str, ...],
+               varargs: bool) -> list[ast.expr]:
+    """The arguments of a SIZE_FACTORIES call that Dynamo reads as Python numbers: the listed
+    positions and keywords (from the first position on when they are `*size` varargs), the
+    elements of a tuple or list given there."""
+    picked = [a for i, a in enumerate(c.args) if (i >= positions[0] if varargs else i in positions)]
+    picked += [k.value for k in c.keywords if k.arg in keywords]
+    out = []
+    for a in picked:
+        if isinstance(a, ast.Starred):
+            continue
+        out.extend(a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])
+    return out
+
+
+def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
+    """Names that `test` proves Python numbers when true: `isinstance(n, int)`,
+    `isinstance(n, (int, float))`, and those among the operands of an `and`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [n for v in test.values for n in _isinstance_numbers(v, symbols)]
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
+        return []
+    types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    if types and all((symbols.qualify(t) or "") in NUMBER_TYPES for t in types):
+        return [test.args[0].id]
+    return []
 
 
 def _walk_expr(e: ast.expr):

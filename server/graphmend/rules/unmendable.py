@@ -5,6 +5,14 @@ Dynamo can capture some of these with settings instead of a rewrite:
 `torch._dynamo.config.capture_scalar_outputs = True` (GM401) and
 `torch._dynamo.config.capture_dynamic_output_shape_ops = True` (GM402); both change what the
 whole program traces, so GraphMend suggests them and does not apply them.
+
+Only what Dynamo must read as a Python value counts (each measured on torch 2.13 with a counting
+backend; tests/test_shape_static.py keeps the repros): `repeat_interleave` is GM402 only with
+tensor repeats and no `output_size=` (Python-int or shape-derived repeats, or an `output_size`,
+give a static shape); a factory is GM401 only for a tensor in a size or bound parameter
+(`arange`'s start/end/step, `linspace`'s steps, `zeros`' size, not `linspace`'s start/end nor
+`full`'s fill value), not for a name an enclosing `if isinstance(name, int)` proves a number; a
+boolean mask is GM402 when read (`x[m]`), not when assigned through (`y[m] = v`, an index_put).
 """
 
 from __future__ import annotations
@@ -52,6 +60,15 @@ EXAMPLES = [
             ["GM402"], None),
     Example("time.time() in compiled code", "import time\nimport torch\n\n@torch.compile\ndef f(x):\n"
             "    t0 = time.time()\n    return x + t0\n", ["GM403"], None),
+    Example("not flagged: `repeat_interleave` with Python-int repeats (a static output shape)",
+            "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n"
+            "    return x.repeat_interleave(2, dim=1, output_size=x.shape[1] * 2)\n", [], None),
+    Example("`repeat_interleave` with tensor repeats and no `output_size`",
+            "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, counts: torch.Tensor):\n"
+            "    return x.repeat_interleave(counts, dim=0)\n", ["GM402"], None),
+    Example("not flagged: assigning through a boolean mask (an index_put Dynamo traces)",
+            "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    y = x.clone()\n"
+            "    y[x > 0] = 0.0\n    return y\n", [], None),
     Example("not flagged: `.item()` outside compiled code", "import torch\n\ndef f(x):\n"
             "    return x.sum().item()\n", [], None),
 ]

@@ -1,0 +1,357 @@
+"""GraphMend on real code beyond transformers: diffusers models and samplers, lucidrains-style
+packages, a Mamba, an ODE solver, a training step (``benchmarks/realcode_corpus.py``), each from a
+pinned PyPI release installed into its own venv, built from a tiny config with random weights.
+
+    python benchmarks/realcode.py [--models all|NAME,...] [--json out.json] [--markdown]
+                                  [--venv .bench/venv-realcode] [--no-setup] [--timeout S]
+
+Per entry, with the child of ``benchmarks/models.py`` (``_model_child.py --realcode``):
+
+* ORIGINAL: the installed package, compiled with a counting backend (breaks = graphs - 1, first
+  call), ``torch._dynamo.explain`` and Dynamo's ``graph_breaks`` log for the break sites (file:line,
+  innermost frame inside the package; the log also names a break whose graph before it is empty,
+  which no backend sees), and the line coverage of one eager call (which findings are on executed
+  lines).
+* MENDED: the same child with GraphMend's import hook (``graphmend run --scope PKG
+  --unsafe-fixes``): the installed package mended as it is imported, keeping its file names and
+  line numbers, so a break site of the mended run is comparable with the findings.
+* static: ``graphmend check --unsafe-fixes`` on the entry's package paths.
+
+Columns: breaks before -> after (counting backend, first call); break events in Dynamo's
+graph_breaks log before -> after (a mend can remove a break whose graph before it was empty and
+so ADD a counted graph: the log shows the break gone); break sites of the kinds GraphMend names (print, logging,
+warnings, data-dependent branches, tensor-to-Python, data-dependent shapes and factory sizes,
+tensor slice bounds, compile-only defaults) and how many a finding's span covers (recall; sites of
+other kinds are listed apart); findings on executed lines and how many Dynamo really broke at
+(precision; the rest are listed as false alarms); mended-but-still-breaking sites (a finding the
+fix applied whose span still holds a break of the mended run); outputs bitwise equal and messages
+equal in order (eager / compiled / original-eager vs mended-compiled), as in ``models.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+import models as bench  # noqa: E402
+import realcode_corpus as corpus  # noqa: E402
+
+DEFAULT_VENV = REPO / ".bench" / "venv-realcode"
+QUICK = "diffusers-ddim-step,diffusers-euler-step,vq-train"
+
+#: Dynamo break types GraphMend has a code for (by registry id; reasons without an id by summary).
+NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "GM201/GM301",
+            "GB0124": "GM401", "GB0033": "GM401", "GB0038": "GM401", "GB0036": "GM402", "GB0088": "GM501"}
+SUMMARY_GB = [("generic_jump", "GB0170"), ("Data-dependent branching", "GB0170"),
+              ("Unsupported Tensor.item()", "GB0124"), ("Dynamic shape operator", "GB0036"),
+              ("Data dependent operator", "GB0033"), ("logging.Logger", "GB0291")]
+
+
+# --------------------------------------------------------------------------------------------------
+# The venv
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def setup_venv(venv: Path, log) -> None:
+    """Create the venv and install the pinned corpus (and GraphMend's own dependencies, for the
+    import hook) unless every requirement is already there."""
+    py = venv_python(venv)
+    if not py.exists():
+        log(f"creating {venv} ...")
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    reqs = corpus.REQUIREMENTS + ["libcst>=1.1", "jedi>=0.19", "pygls>=2.0,<3", "lsprotocol>=2023.0.1"]
+    check = ("import importlib.metadata as m, sys\n"
+             "want = dict(r.split('==') for r in sys.argv[1:] if '==' in r)\n"
+             "bad = [k for k, v in want.items() if not m.version(k).startswith(v)]\n"
+             "sys.exit(1 if bad else 0)")
+    try:
+        ok = subprocess.run([str(py), "-c", check, *corpus.REQUIREMENTS], capture_output=True).returncode == 0
+    except OSError:
+        ok = False
+    if not ok:
+        log(f"installing {' '.join(corpus.REQUIREMENTS)} into {venv} ...")
+        subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", *reqs], check=True)
+
+
+def site_packages(py: Path) -> Path:
+    out = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip())
+
+
+# --------------------------------------------------------------------------------------------------
+# Static findings (cached per set of paths: the diffusers rows share theirs)
+
+_STATIC: dict[tuple, dict] = {}
+
+
+def findings_for(site: Path, paths: list[str], scope: str = "default") -> dict[str, Any]:
+    key = (str(site), tuple(paths), scope)
+    if key not in _STATIC:
+        files = sorted({str(f.relative_to(site)) for p in paths
+                        for f in ([site / p] if (site / p).is_file() else (site / p).rglob("*.py"))})
+        _STATIC[key] = bench.static_findings(site, files, prefix="", options=("--scope", scope))
+    return _STATIC[key]
+
+
+# --------------------------------------------------------------------------------------------------
+# Break sites
+
+
+def _rel(path: str, site: Path) -> str:
+    p = str(path).replace(os.sep, "/")
+    s = str(site).replace(os.sep, "/") + "/"
+    return p[len(s):] if p.startswith(s) else p
+
+
+def kind_of(reason: dict[str, Any]) -> str | None:
+    gb = (reason.get("gb") or "").upper() or None
+    if gb:
+        return gb
+    text = reason.get("summary") or reason.get("reason") or ""
+    return next((g for key, g in SUMMARY_GB if key in text), None)
+
+
+def break_sites(res: dict[str, Any], package: str, site: Path) -> list[dict[str, Any]]:
+    """Deduplicated break sites (innermost frame in the package) of one child result, backend and
+    explain together; a break with no frame in the package is one site `<outside PACKAGE>`."""
+    reasons = [r for r in res.get("break_reasons") or []]
+    reasons += [r for r in (res.get("explain") or {}).get("break_reasons") or []]
+    out: dict[tuple, dict[str, Any]] = {}
+    for r in reasons:
+        frames = [f for f in r.get("user_stack") or [] if _rel(f.get("file", ""), site).startswith(package + "/")]
+        if frames:
+            inner = frames[-1]
+            key = (_rel(inner["file"], site), inner["line"])
+            src = inner.get("source", "")
+        else:
+            key, src = (f"<outside {package}>", 0), ""
+        s = out.setdefault(key, {"file": key[0], "line": key[1], "source": src, "kind": kind_of(r),
+                                 "summary": (r.get("summary") or "")[:120], "stack": set(), "count": 0})
+        s["stack"] |= {(_rel(f["file"], site), f["line"]) for f in frames[:-1]}
+        s["count"] += 1
+    for b in res.get("graph_break_log") or []:  # also breaks whose graph before them was empty
+        rel = _rel(b["file"], site)
+        if not rel.startswith(package + "/"):
+            continue
+        s = out.setdefault((rel, b["line"]), {"file": rel, "line": b["line"], "source": "", "kind": b.get("gb"),
+                                              "summary": (b.get("reason") or "")[:120], "stack": set(),
+                                              "count": 0, "log_only": True})
+        s["kind"] = s["kind"] or b.get("gb")
+        s["count"] += 1
+    for s in out.values():
+        s["stack"] = sorted(s["stack"])
+        s["named"] = s["kind"] in NAMED_GB
+    return sorted(out.values(), key=lambda s: (s["file"], str(s["line"])))
+
+
+def _span(f: dict[str, Any]) -> range:
+    return range(f["line"], (f.get("end_line") or f["line"]) + 1)
+
+
+def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list[dict[str, Any]],
+             package: str, site: Path) -> dict[str, Any]:
+    sites = break_sites(orig, package, site)
+    named = [s for s in sites if s["named"]]
+    hits, misses = [], []
+    for s in named:
+        direct = [f for f in findings if f["file"] == s["file"] and s["line"] in _span(f)]
+        (hits if direct else misses).append({**s, "codes": sorted({f["code"] for f in direct})})
+    cov = {k if k.startswith(package + "/") else _rel(k, site): set(v) for k, v in (orig.get("coverage") or {}).items()}
+    frames = [(s["file"], s["line"]) for s in sites] + [fl for s in sites for fl in s["stack"]]
+    executed, confirmed, false_alarms = [], [], []
+    for f in findings:
+        if not any(ln in cov.get(f["file"], ()) for ln in _span(f)):
+            continue
+        executed.append(f)
+        if any(file == f["file"] and ln in _span(f) for file, ln in frames):
+            confirmed.append(f)
+        else:
+            false_alarms.append(f)
+    still = []
+    if mended is not None:
+        m_sites = break_sites(mended, package, site)
+        m_frames = [(s["file"], s["line"], s) for s in m_sites] + [(fl[0], fl[1], s) for s in m_sites
+                                                                   for fl in s["stack"]]
+        for f in findings:
+            if not f.get("fixable"):
+                continue
+            hit = next((s for file, ln, s in m_frames if file == f["file"] and ln in _span(f)), None)
+            if hit is not None:
+                still.append({**f, "break": hit["summary"]})
+    return {"sites": len(sites), "named_sites": len(named), "found": len(hits),
+            "recall": round(len(hits) / len(named), 3) if named else None,
+            "other_sites": [s for s in sites if not s["named"]], "misses": misses,
+            "findings": len(findings), "findings_executed": len(executed), "confirmed": len(confirmed),
+            "precision": round(len(confirmed) / len(executed), 3) if executed else None,
+            "false_alarms": false_alarms, "fixable": sum(1 for f in findings if f.get("fixable")),
+            "fixable_executed": sum(1 for f in executed if f.get("fixable")), "still_breaking": still}
+
+
+# --------------------------------------------------------------------------------------------------
+# One entry
+
+
+def measure(name: str, *, py: Path, site: Path, timeout: float, log) -> dict[str, Any]:
+    e = corpus.ENTRIES[name]
+    row: dict[str, Any] = {"name": name, "dist": e.dist, "what": e.what}
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix=f"graphmend-realcode-{name}-") as tmp:
+        log(f"[{name}] original ...")
+        orig = bench.run_child(name, python=str(py), outputs=str(Path(tmp) / "o.pt"), timeout=timeout, calls=1,
+                               extra_args=["--realcode", "--coverage"])
+        row["original"] = orig
+        log(f"[{name}] mended (import hook, scope {e.package}) ...")
+        hook = ["--hook", e.package, "--hook-unsafe", "--hook-cache-dir", "none"]
+        mended = bench.run_child(name, python=str(py), path_prefix=[str(bench.SERVER)], hook=hook,
+                                 outputs=str(Path(tmp) / "m.pt"), timeout=timeout, calls=1,
+                                 extra_args=["--realcode"])
+        row["mended"] = mended
+        if orig.get("outputs_file") and mended.get("outputs_file"):
+            row["compare"] = bench.compare_sides(orig, mended)
+    static = findings_for(site, e.check, e.scope)
+    row["static_error"] = static.get("error")
+    if orig.get("ok"):
+        row.update(evaluate(orig, mended if mended.get("ok") else None, static.get("findings") or [],
+                            e.package, site))
+    h = mended.get("hook") or {}
+    row["hook"] = {k: h.get(k) for k in ("modules", "mended_modules", "fixes", "failed")}
+    row["seconds"] = round(time.perf_counter() - t0, 1)
+    for side in ("original", "mended"):  # keep the JSON small: drop what the report does not use
+        for k in ("coverage", "graph_details", "messages"):
+            row[side].pop(k, None) if k != "messages" else None
+    log(f"[{name}] breaks {orig.get('breaks')} -> {mended.get('breaks')}, "
+        f"recall {row.get('found')}/{row.get('named_sites')}, executed findings {row.get('findings_executed')} "
+        f"confirmed {row.get('confirmed')}, still breaking {len(row.get('still_breaking') or [])} "
+        f"({row['seconds']} s)")
+    return row
+
+
+# --------------------------------------------------------------------------------------------------
+# Report
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def _eq3(cmp: dict[str, Any] | None, what: str) -> str:
+    if not cmp or not isinstance(cmp.get(what), dict) or "error" in cmp[what]:
+        return "-"
+    return "/".join("yes" if (cmp[what].get(ph) or {}).get("equal") else "NO" for ph in ("eager", "compiled", "cross"))
+
+
+def table(rows: list[dict[str, Any]], markdown: bool = True) -> str:
+    header = ["model", "package", "breaks before -> after", "break events (log)", "named break sites", "recall",
+              "findings (executed)", "confirmed", "precision (executed)", "false alarms", "fixes applied",
+              "still breaking", "outputs equal E/C/X", "messages equal E/C/X"]
+    out = []
+    for r in rows:
+        o, m = r.get("original") or {}, r.get("mended") or {}
+        if not o.get("ok"):
+            out.append([r["name"], r["dist"], "ERR: " + str(o.get("error", "?")).splitlines()[0][:60]] + ["-"] * 11)
+            continue
+        after = str(m.get("breaks")) if m.get("ok") else "ERR"
+        ev = "{} -> {}".format(len(o.get("graph_break_log") or []),
+                               len(m.get("graph_break_log") or []) if m.get("ok") else "ERR")
+        out.append([r["name"], r["dist"], f"{o.get('breaks')} -> {after}", ev, str(r["named_sites"]),
+                    f"{r['found']}/{r['named_sites']} ({_pct(r['recall'])})",
+                    f"{r['findings']} ({r['findings_executed']})", str(r["confirmed"]), _pct(r["precision"]),
+                    str(len(r["false_alarms"])), str((r.get("hook") or {}).get("fixes") or 0),
+                    str(len(r["still_breaking"])), _eq3(r.get("compare"), "outputs"),
+                    _eq3(r.get("compare"), "messages")])
+    return bench._format(header, out, markdown)
+
+
+def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    ok = [r for r in rows if (r.get("original") or {}).get("ok")]
+    named = sum(r["named_sites"] for r in ok)
+    found = sum(r["found"] for r in ok)
+    ex = sum(r["findings_executed"] for r in ok)
+    conf = sum(r["confirmed"] for r in ok)
+    return {"rows": len(rows), "ok": len(ok), "failed": [r["name"] for r in rows if r not in ok],
+            "breaks_before": sum(r["original"].get("breaks") or 0 for r in ok),
+            "breaks_after": sum((r.get("mended") or {}).get("breaks") or 0 for r in ok),
+            "named_sites": named, "found": found, "recall": round(found / named, 3) if named else None,
+            "findings_executed": ex, "confirmed": conf, "precision": round(conf / ex, 3) if ex else None,
+            "false_alarms": sum(len(r["false_alarms"]) for r in ok),
+            "still_breaking": sum(len(r["still_breaking"]) for r in ok),
+            "outputs_equal": all(_eq3(r.get("compare"), "outputs") == "yes/yes/yes" for r in ok),
+            "messages_equal": all(_eq3(r.get("compare"), "messages") == "yes/yes/yes" for r in ok)}
+
+
+def markdown(data: dict[str, Any]) -> str:
+    rows, t = data["rows"], data["totals"]
+    lines = [table(rows), "",
+             f"Total over {t['ok']} of {t['rows']} entries: breaks {t['breaks_before']} -> {t['breaks_after']}; "
+             f"recall {_pct(t['recall'])} ({t['found']}/{t['named_sites']} break sites of the kinds GraphMend "
+             f"names); precision on executed lines {_pct(t['precision'])} ({t['confirmed']}/"
+             f"{t['findings_executed']}), {t['false_alarms']} false alarms; {t['still_breaking']} mended but "
+             f"still breaking; outputs bitwise equal on every entry: {'yes' if t['outputs_equal'] else 'NO'}, "
+             f"messages equal: {'yes' if t['messages_equal'] else 'NO'}."
+             + (f" Failed: {', '.join(t['failed'])}." if t["failed"] else "")]
+    sections = [("Misses (a named break site no finding covers)", "misses",
+                 lambda s: f"{s['file']}:{s['line']} {s['kind']} {s['summary'][:70]!r} `{s['source'][:60]}`"),
+                ("False alarms (finding on an executed line, Dynamo did not break there)", "false_alarms",
+                 lambda f: f"{f['file']}:{f['line']} {f['code']} {(f.get('message') or '')[:90]}"),
+                ("Mended but still breaking", "still_breaking",
+                 lambda f: f"{f['file']}:{f['line']} {f['code']} ({f['break'][:70]})"),
+                ("Break sites of kinds GraphMend does not name", "other_sites",
+                 lambda s: f"{s['file']}:{s['line']} {s['kind'] or '-'} {s['summary'][:80]!r}")]
+    for title, key, fmt in sections:
+        items: dict[str, list[str]] = {}
+        for r in rows:
+            for x in r.get(key) or []:
+                items.setdefault(fmt(x), []).append(r["name"])
+        if items:
+            lines += ["", f"{title}:"] + [f"- {k} ({', '.join(v)})" for k, v in sorted(items.items())]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default="all", help=f"all, quick ({QUICK}) or a comma list of "
+                                                    f"{', '.join(corpus.ENTRIES)}")
+    ap.add_argument("--venv", default=str(DEFAULT_VENV))
+    ap.add_argument("--no-setup", action="store_true", help="use the venv as it is (no pip install)")
+    ap.add_argument("--timeout", type=float, default=900, help="per child (s)")
+    ap.add_argument("--json", help="write the rows and totals here")
+    ap.add_argument("--markdown", action="store_true", help="print markdown tables")
+    args = ap.parse_args(argv)
+    names = list(corpus.ENTRIES) if args.models == "all" else (QUICK if args.models == "quick" else args.models).split(",")
+    unknown = [n for n in names if n not in corpus.ENTRIES]
+    if unknown:
+        print(f"unknown entries: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    venv = Path(args.venv)
+    if not args.no_setup:
+        setup_venv(venv, log)
+    py = venv_python(venv)
+    site = site_packages(py)
+    rows = [measure(n, py=py, site=site, timeout=args.timeout, log=log) for n in names]
+    data = {"rows": rows, "totals": totals(rows), "venv": str(venv), "requirements": corpus.REQUIREMENTS}
+    print(markdown(data) if args.markdown else table(rows, markdown=False))
+    if args.json:
+        Path(args.json).write_text(json.dumps(data, indent=1, default=str))
+    return 0 if data["totals"]["ok"] == len(rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

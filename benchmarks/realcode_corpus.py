@@ -1,0 +1,300 @@
+"""The real-code corpus of ``benchmarks/realcode.py``: code nobody on this team wrote, from pinned
+PyPI packages that the benchmark installs into its own venv (``.bench/venv-realcode``), each
+model built from a tiny config with random weights (``torch.manual_seed``), on the CPU, with no
+download. Each entry's ``build()`` runs in the child (``_model_child.py --realcode``) and returns
+``(config, callable, kwargs)``; the callable is what ``torch.compile`` gets.
+
+This module imports nothing heavy at module level (the parent reads the table without torch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+#: What the venv gets, pinned (torch CPU, no torchvision: diffusers imports it when present and
+#: torchvision 0.28 does not load its ops against torch 2.13.0+cpu).
+REQUIREMENTS = [
+    "torch==2.13.0", "diffusers==0.42.1", "x-transformers==2.31.10", "vector-quantize-pytorch==1.32.0",
+    "st-moe-pytorch==0.1.8", "torchdiffeq==0.2.5", "mambapy==1.2.0",
+]
+
+
+@dataclass
+class Entry:
+    name: str
+    package: str  # import name; the hook's scope and the coverage marker
+    dist: str  # distribution==version it comes from
+    what: str  # one line: the model and what is called
+    build: Callable
+    check: list[str] = field(default_factory=list)  # package-relative paths `graphmend check` scans
+    grad: bool = False  # a training step (autograd on)
+    loggers: tuple[str, ...] = ()
+    # GraphMend's scope for the package: "module" where the compiled caller is the user's code
+    # (a sampler loop calling `scheduler.step`), so no entry inside the package reaches the code
+    scope: str = "default"
+
+    @property
+    def marker(self) -> str:
+        return f"/{self.package}/"
+
+
+# --------------------------------------------------------------------------------------------------
+# diffusers 0.42.1
+
+
+def _diffusers_unet2d_cond():
+    import torch
+    from diffusers import UNet2DConditionModel
+
+    torch.manual_seed(0)
+    cfg = dict(sample_size=8, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(32, 64),
+               down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
+               up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"), cross_attention_dim=32,
+               attention_head_dim=8, norm_num_groups=8)
+    model = UNet2DConditionModel(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    inputs = {"sample": torch.randn(2, 4, 8, 8, generator=g), "timestep": torch.tensor([10, 500]),
+              "encoder_hidden_states": torch.randn(2, 6, 32, generator=g)}
+    return cfg, model, inputs
+
+
+def _diffusers_vae():
+    import torch
+    from diffusers import AutoencoderKL
+
+    torch.manual_seed(0)
+    cfg = dict(in_channels=3, out_channels=3, latent_channels=4, block_out_channels=(32, 64),
+               down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+               up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"), layers_per_block=1, norm_num_groups=8,
+               sample_size=16)
+    model = AutoencoderKL(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"sample": torch.randn(1, 3, 16, 16, generator=g)}
+
+
+def _diffusers_flux():
+    import torch
+    from diffusers import FluxTransformer2DModel
+
+    torch.manual_seed(0)
+    cfg = dict(patch_size=1, in_channels=8, num_layers=1, num_single_layers=1, attention_head_dim=16,
+               num_attention_heads=2, joint_attention_dim=32, pooled_projection_dim=32,
+               axes_dims_rope=(4, 6, 6))
+    model = FluxTransformer2DModel(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    seq, txt = 16, 6
+    img_ids = torch.zeros(seq, 3)
+    img_ids[:, 1] = torch.arange(seq) // 4
+    img_ids[:, 2] = torch.arange(seq) % 4
+    inputs = {"hidden_states": torch.randn(1, seq, 8, generator=g),
+              "encoder_hidden_states": torch.randn(1, txt, 32, generator=g),
+              "pooled_projections": torch.randn(1, 32, generator=g), "timestep": torch.tensor([0.5]),
+              "img_ids": img_ids, "txt_ids": torch.zeros(txt, 3)}
+    return cfg, model, inputs
+
+
+def _diffusers_dit():
+    import torch
+    from diffusers import DiTTransformer2DModel
+
+    torch.manual_seed(0)
+    cfg = dict(num_attention_heads=2, attention_head_dim=16, in_channels=4, out_channels=8, num_layers=2,
+               sample_size=8, patch_size=2, num_embeds_ada_norm=10, norm_num_groups=8)
+    model = DiTTransformer2DModel(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    inputs = {"hidden_states": torch.randn(2, 4, 8, 8, generator=g), "timestep": torch.tensor([1, 7]),
+              "class_labels": torch.tensor([2, 5])}
+    return cfg, model, inputs
+
+
+class _SamplerStep:
+    """One denoising step as a pipeline writes it: the scheduler's `step` on a fixed model output."""
+
+    def __init__(self, scheduler, timestep):
+        self.scheduler, self.timestep = scheduler, timestep
+
+    def __call__(self, model_output, sample):
+        self.scheduler._step_index = None  # every call is a first step: `step` looks its index up
+        return self.scheduler.step(model_output, self.timestep, sample, return_dict=False)[0]
+
+
+def _diffusers_euler_step():
+    import torch
+    from diffusers import EulerDiscreteScheduler
+
+    cfg = dict(num_train_timesteps=100)
+    sched = EulerDiscreteScheduler(**cfg)
+    sched.set_timesteps(10)
+    g = torch.Generator().manual_seed(1)
+    t = sched.timesteps[3]
+    return cfg, _SamplerStep(sched, t), {"model_output": torch.randn(1, 4, 8, 8, generator=g),
+                                         "sample": torch.randn(1, 4, 8, 8, generator=g)}
+
+
+def _diffusers_ddim_step():
+    import torch
+    from diffusers import DDIMScheduler
+
+    cfg = dict(num_train_timesteps=100)
+    sched = DDIMScheduler(**cfg)
+    sched.set_timesteps(10)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _SamplerStep(sched, int(sched.timesteps[3])), {
+        "model_output": torch.randn(1, 4, 8, 8, generator=g), "sample": torch.randn(1, 4, 8, 8, generator=g)}
+
+
+# --------------------------------------------------------------------------------------------------
+# lucidrains-style packages and others
+
+
+def _x_transformers_decoder():
+    import torch
+    from x_transformers import Decoder, TransformerWrapper
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, max_seq_len=32, attn_layers=dict(dim=32, depth=2, heads=2, rotary_pos_emb=True))
+    model = TransformerWrapper(num_tokens=64, max_seq_len=32,
+                               attn_layers=Decoder(dim=32, depth=2, heads=2, rotary_pos_emb=True)).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"x": torch.randint(0, 64, (2, 16), generator=g)}
+
+
+class _TrainStep:
+    """A training step as a user writes it: forward, loss, backward, optimizer step; returns the loss
+    and the updated parameters."""
+
+    def __init__(self, model, loss_fn, lr=1e-2):
+        import torch
+
+        self.model, self.loss_fn = model, loss_fn
+        self.opt = torch.optim.SGD(model.parameters(), lr=lr)
+
+    def __call__(self, **batch):
+        self.opt.zero_grad(set_to_none=True)
+        loss = self.loss_fn(self.model, **batch)
+        loss.backward()
+        self.opt.step()
+        return {"loss": loss.detach(), **{n: p.detach().clone() for n, p in self.model.named_parameters()}}
+
+
+def _x_transformers_train():
+    import torch
+    from x_transformers import Decoder, TransformerWrapper
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, max_seq_len=32, attn_layers=dict(dim=32, depth=1, heads=2))
+    model = TransformerWrapper(num_tokens=64, max_seq_len=32, attn_layers=Decoder(dim=32, depth=1, heads=2))
+
+    def loss_fn(m, x):
+        logits = m(x[:, :-1])
+        return torch.nn.functional.cross_entropy(logits.transpose(1, 2), x[:, 1:])
+
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randint(0, 64, (2, 17), generator=g)}
+
+
+def _vector_quantize_train():
+    import torch
+    from vector_quantize_pytorch import VectorQuantize
+
+    torch.manual_seed(0)
+    cfg = dict(dim=16, codebook_size=32, decay=0.8, commitment_weight=1.0)
+    model = VectorQuantize(**cfg).train()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"x": torch.randn(2, 8, 16, generator=g)}
+
+
+def _vector_quantize_eval():
+    import torch
+    from vector_quantize_pytorch import ResidualVQ
+
+    torch.manual_seed(0)
+    cfg = dict(dim=16, num_quantizers=2, codebook_size=32)
+    model = ResidualVQ(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"x": torch.randn(2, 8, 16, generator=g)}
+
+
+def _st_moe():
+    import torch
+    from st_moe_pytorch import MoE
+
+    torch.manual_seed(0)
+    cfg = dict(dim=16, num_experts=4, gating_top_n=2, threshold_train=0.2, threshold_eval=0.2,
+               capacity_factor_train=1.25, capacity_factor_eval=2.0)
+    model = MoE(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"x": torch.randn(2, 8, 16, generator=g)}
+
+
+def _mambapy():
+    import torch
+    from mambapy.mamba import Mamba, MambaConfig
+
+    torch.manual_seed(0)
+    cfg = MambaConfig(d_model=16, n_layers=2, d_state=8, expand_factor=2)
+    model = Mamba(cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return {"d_model": 16, "n_layers": 2, "d_state": 8}, model, {"x": torch.randn(2, 8, 16, generator=g)}
+
+
+class _ODE:
+    """Solve a small learned ODE with an adaptive solver (torchdiffeq.odeint)."""
+
+    def __init__(self, method):
+        import torch
+
+        torch.manual_seed(0)
+        self.func = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 4))
+        self.method = method
+
+    def __call__(self, y0, t):
+        from torchdiffeq import odeint
+
+        return odeint(lambda _t, y: self.func(y), y0, t, method=self.method, rtol=1e-3, atol=1e-4)
+
+
+def _torchdiffeq(method):
+    def build():
+        import torch
+
+        g = torch.Generator().manual_seed(1)
+        return {"method": method}, _ODE(method), {"y0": torch.randn(2, 4, generator=g),
+                                                 "t": torch.linspace(0.0, 1.0, 3)}
+    return build
+
+
+_D = "diffusers==0.42.1"
+ENTRIES = {e.name: e for e in [
+    Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
+          _diffusers_unet2d_cond, ["diffusers/models"], loggers=("diffusers",)),
+    Entry("diffusers-vae", "diffusers", _D, "AutoencoderKL, encode+decode forward", _diffusers_vae,
+          ["diffusers/models"], loggers=("diffusers",)),
+    Entry("diffusers-flux", "diffusers", _D, "FluxTransformer2DModel (MM-DiT, RoPE), forward", _diffusers_flux,
+          ["diffusers/models"], loggers=("diffusers",)),
+    Entry("diffusers-dit", "diffusers", _D, "DiTTransformer2DModel (class-conditional DiT), forward",
+          _diffusers_dit, ["diffusers/models"], loggers=("diffusers",)),
+    Entry("diffusers-euler-step", "diffusers", _D, "EulerDiscreteScheduler.step (a sampler step)",
+          _diffusers_euler_step, ["diffusers/schedulers"], loggers=("diffusers",), scope="module"),
+    Entry("diffusers-ddim-step", "diffusers", _D, "DDIMScheduler.step (a sampler step)",
+          _diffusers_ddim_step, ["diffusers/schedulers"], loggers=("diffusers",), scope="module"),
+    Entry("x-transformers-decoder", "x_transformers", "x-transformers==2.31.10",
+          "TransformerWrapper(Decoder) with rotary embeddings, forward", _x_transformers_decoder,
+          ["x_transformers"]),
+    Entry("x-transformers-train", "x_transformers", "x-transformers==2.31.10",
+          "TransformerWrapper(Decoder): a training step (loss, backward, SGD)", _x_transformers_train,
+          ["x_transformers"], grad=True),
+    Entry("vq-train", "vector_quantize_pytorch", "vector-quantize-pytorch==1.32.0",
+          "VectorQuantize in training mode (EMA codebook update)", _vector_quantize_train,
+          ["vector_quantize_pytorch"]),
+    Entry("residual-vq", "vector_quantize_pytorch", "vector-quantize-pytorch==1.32.0",
+          "ResidualVQ, eval forward", _vector_quantize_eval, ["vector_quantize_pytorch"]),
+    Entry("st-moe", "st_moe_pytorch", "st-moe-pytorch==0.1.8", "MoE (ST-MoE top-2 routing), eval forward",
+          _st_moe, ["st_moe_pytorch"]),
+    Entry("mambapy", "mambapy", "mambapy==1.2.0", "Mamba (pure-PyTorch selective scan), forward", _mambapy,
+          ["mambapy"]),
+    Entry("torchdiffeq-dopri5", "torchdiffeq", "torchdiffeq==0.2.5",
+          "odeint with the adaptive dopri5 solver on a small MLP vector field", _torchdiffeq("dopri5"),
+          ["torchdiffeq"]),
+]}

@@ -1,0 +1,83 @@
+"""The scoring of benchmarks/realcode.py (the real-code corpus part of the suite) on child results
+written out by hand: which Dynamo break sites count, recall, precision on executed lines, false
+alarms, mended-but-still-breaking. The part itself needs its own 1.3 GB venv and tens of minutes,
+so CI does not run it (docs/benchmarks.md, section 6); this checks that its figures mean what the
+table says. No torch import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from loading import load_path
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = Path("/sp")
+
+
+def _bench():
+    return load_path(ROOT / "benchmarks" / "realcode.py", "graphmend_bench_realcode_test", reuse=True)
+
+
+def _frame(file, line):
+    return {"file": f"/sp/{file}", "line": line, "source": ""}
+
+
+ORIGINAL = {
+    "ok": True, "breaks": 2,
+    # nonzero in pkg/b.py:10, called from pkg/a.py:5; a backward in the harness (outside the package)
+    "break_reasons": [{"summary": "Dynamic shape operator", "gb": "GB0036",
+                       "user_stack": [_frame("pkg/a.py", 5), _frame("pkg/b.py", 10)]},
+                      {"summary": "Unsupported Tensor.backward() call", "gb": None,
+                       "user_stack": [{"file": "/elsewhere/train.py", "line": 3}]}],
+    "explain": {"break_reasons": [{"summary": "generic_jump TensorVariable()", "gb": None,
+                                   "user_stack": [_frame("pkg/a.py", 12)]}]},
+    # a logger call before any tensor op of its frame: no graph, so only the log names it
+    "graph_break_log": [{"file": "/sp/pkg/a.py", "line": 20, "gb": "GB0291", "reason": "CALL"}],
+    "coverage": {"/sp/pkg/a.py": [5, 12, 20, 30], "/sp/pkg/b.py": [10]},
+}
+
+
+def _f(file, line, code, fixable=False, end=None):
+    return {"file": file, "line": line, "end_line": end or line, "code": code, "fixable": fixable,
+            "message": code}
+
+
+FINDINGS = [
+    _f("pkg/a.py", 5, "GM403"),                 # on a caller frame of a break: confirmed, not a site hit
+    _f("pkg/b.py", 9, "GM402", end=10),         # spans the nonzero site
+    _f("pkg/a.py", 12, "GM201", fixable=True),  # the branch, mended below
+    _f("pkg/a.py", 20, "GM102", fixable=True),  # the logger, mended but still breaking below
+    _f("pkg/a.py", 30, "GM401"),                # executed, no break there: a false alarm
+    _f("pkg/a.py", 40, "GM401"),                # never executed: not scored
+]
+MENDED = {"ok": True, "breaks": 1, "break_reasons": [], "explain": {"break_reasons": []},
+          "graph_break_log": [{"file": "/sp/pkg/a.py", "line": 20, "gb": "GB0291", "reason": "CALL"}]}
+
+
+def test_sites_recall_precision_and_still_breaking():
+    r = _bench().evaluate(ORIGINAL, MENDED, FINDINGS, "pkg", SITE)
+    assert (r["sites"], r["named_sites"], r["found"], r["recall"]) == (4, 3, 3, 1.0)
+    assert [(s["file"], s["line"]) for s in r["other_sites"]] == [("<outside pkg>", 0)]
+    assert (r["findings_executed"], r["confirmed"], r["precision"]) == (5, 4, 0.8)
+    assert [(f["file"], f["line"], f["code"]) for f in r["false_alarms"]] == [("pkg/a.py", 30, "GM401")]
+    assert [(f["line"], f["code"]) for f in r["still_breaking"]] == [(20, "GM102")]
+
+
+def test_a_site_no_finding_spans_is_a_miss():
+    findings = [f for f in FINDINGS if f["code"] != "GM402"]
+    r = _bench().evaluate(ORIGINAL, None, findings, "pkg", SITE)
+    assert (r["found"], r["recall"]) == (2, round(2 / 3, 3))
+    assert [(m["file"], m["line"], m["kind"]) for m in r["misses"]] == [("pkg/b.py", 10, "GB0036")]
+    assert r["still_breaking"] == []  # no mended run: nothing is claimed either way
+
+
+def test_report_totals_and_lists():
+    bench = _bench()
+    row = {"name": "toy", "dist": "pkg==1", "original": ORIGINAL, "mended": MENDED, "hook": {"fixes": 2},
+           **bench.evaluate(ORIGINAL, MENDED, FINDINGS, "pkg", SITE)}
+    data = {"rows": [row], "totals": bench.totals([row])}
+    t = data["totals"]
+    assert (t["breaks_before"], t["breaks_after"], t["false_alarms"], t["still_breaking"]) == (2, 1, 1, 1)
+    md = bench.markdown(data)
+    assert "| toy | pkg==1 | 2 -> 1 | 1 -> 1 | 3 | 3/3 (100%) |" in md
+    assert "- pkg/a.py:30 GM401" in md and "Mended but still breaking:" in md

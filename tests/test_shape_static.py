@@ -1,0 +1,100 @@
+"""GM401/GM402 on the arguments Dynamo really reads as Python values.
+
+Each case is a small compiled function: the static analysis must report exactly the expected
+codes, and torch.compile with a counting backend must give the expected number of FX graphs
+(1: Dynamo traced the call into the graph, so a finding there would be a false alarm; 2: Dynamo
+broke there, so the finding must stay). Every function does tensor work before and after the
+call, so a break always shows as a second graph; the tensor arguments are intermediates, as in
+model code (Dynamo may specialize a 0-dim tensor that is an input of the compiled frame).
+"""
+
+from __future__ import annotations
+
+import logging
+import textwrap
+
+import pytest
+import torch
+
+from difftest import Counter, load_module
+from graphmend.analysis import analyze_source
+
+HEAD = """\
+import torch
+
+
+def f(x: torch.Tensor, r: torch.Tensor, n: torch.Tensor, t: torch.Tensor, pos, k: int):
+    x, r, n, t = x * 2, r + 0, n + 0, t * 1  # intermediates: a 0-dim graph INPUT can be specialized
+"""
+TAIL = "    return y * 3\n"
+HEAD_LINES = HEAD.count("\n")
+
+
+def source(body: str) -> str:
+    return HEAD + textwrap.indent(textwrap.dedent(body).strip("\n") + "\n", "    ") + TAIL + \
+        "\n\ncompiled = torch.compile(f)\n"
+
+
+def args():
+    # x (2, 3, 4); r: per-index repeats for dim 1; n: a 0-dim int tensor; t: a 0-dim float
+    return (torch.arange(24.0).reshape(2, 3, 4), torch.tensor([1, 2, 3]), torch.tensor(3),
+            torch.tensor(1.5), 4, 2)
+
+
+# name -> (body assigning y, expected (code, line in body), graphs under torch.compile)
+CASES = {
+    # --- repeat_interleave: static repeats or output_size= keep the shape static
+    "ri-int": ("y = x.repeat_interleave(2, dim=1)", [], 1),
+    "ri-python-int-param": ("y = x.repeat_interleave(k, dim=1)", [], 1),
+    "ri-shape": ("y = x.repeat_interleave(x.shape[2], dim=1)", [], 1),
+    "ri-int-output-size": ("y = x.repeat_interleave(2, dim=1, output_size=x.shape[1] * 2)", [], 1),
+    "torch-ri-int": ("y = torch.repeat_interleave(x, 2, dim=0)", [], 1),
+    "torch-ri-repeats-kw": ("y = torch.repeat_interleave(x, repeats=x.size(0), dim=0)", [], 1),
+    "ri-tensor-output-size": ("y = x.repeat_interleave(r, dim=1, output_size=6)", [], 1),
+    "torch-ri-one-arg-output-size": ("y = torch.repeat_interleave(r, output_size=6) * x.sum()", [], 1),
+    # tensor repeats without output_size: a data-dependent shape (GB0036), still reported
+    "ri-tensor": ("y = x.repeat_interleave(r, dim=1)", [("GM402", 1)], 2),
+    "torch-ri-tensor-kw": ("y = torch.repeat_interleave(x, repeats=r, dim=1)", [("GM402", 1)], 2),
+    "torch-ri-one-arg": ("y = torch.repeat_interleave(r) * x.sum()", [("GM402", 1)], 2),
+    "ri-output-size-none": ("y = x.repeat_interleave(r, dim=1, output_size=None)", [("GM402", 1)], 2),
+    # --- factories: only the size/bound parameters are read as Python numbers
+    "arange-shape": ("y = x + torch.arange(x.shape[-1])", [], 1),
+    "arange-int": ("y = x + torch.arange(k, 6)", [], 1),
+    "linspace-tensor-bounds": ("y = x + torch.linspace(t, t + 1, 4)", [], 1),
+    "logspace-tensor-start": ("y = x + torch.logspace(t, 2.0, 4)", [], 1),
+    "full-tensor-fill": ("y = x + torch.full((4,), t)", [], 1),
+    "zeros-shape-tuple": ("y = x + torch.zeros((x.shape[0], 1, 1))", [], 1),
+    "isinstance-int": ("if isinstance(pos, int):\n    pos = torch.arange(pos)\ny = x + pos.float()",
+                       [], 1),
+    "arange-tensor": ("y = x.sum() + torch.arange(n)", [("GM401", 1)], 2),
+    "arange-end-kw-tensor": ("y = x.sum() + torch.arange(end=n)", [("GM401", 1)], 2),
+    "linspace-tensor-steps": ("y = x.sum() + torch.linspace(0, 1, n)", [("GM401", 1)], 2),
+    "linspace-steps-kw-tensor": ("y = x.sum() + torch.linspace(0, 1, steps=n)", [("GM401", 1)], 2),
+    "zeros-tuple-with-tensor": ("y = x.sum() + torch.zeros((n, 2))", [("GM401", 1)], 2),
+    "full-tensor-size": ("y = x.sum() + torch.full((n,), 1.0)", [("GM401", 1)], 2),
+    "arange-item": ("y = x.sum() + torch.arange(int(x.sum().item()))", [("GM401", 1)], 2),
+    # --- boolean masks: an assignment is an index_put Dynamo traces; a read is dynamic
+    "mask-store": ("y = x.clone()\ny[x > 10] = 0.0", [], 1),
+    "mask-store-tensor-value": ("y = x.clone()\ny[x > 10] = t", [], 1),
+    "mask-read": ("y = x[x > 10].sum() * x", [("GM402", 1)], 2),
+    "mask-read-into-store": ("y = x.clone()\ny[x > 10] = x[x > 10] * 2", [("GM402", 2)], 2),
+}
+
+
+@pytest.mark.parametrize("body,expected,graphs", CASES.values(), ids=CASES.keys())
+def test_static_finding_matches_dynamo(body, expected, graphs, tmp_path):
+    text = source(body)
+    fa = analyze_source(text, "case.py")
+    got = [(fd.code, fd.span.start.line - HEAD_LINES) for fd in fa.findings]
+    assert got == expected, text
+    mod = load_module(text, tmp_path, "shape_static")
+    counter = Counter()
+    torch._dynamo.reset()
+    logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
+    try:
+        compiled = torch.compile(mod.f, backend=counter)
+        out = compiled(*args())
+    finally:
+        torch._dynamo.reset()
+    assert torch.equal(out, mod.f(*args()))
+    assert len(counter.graphs) == graphs, text
