@@ -74,6 +74,8 @@ class Finding:
     gb_id: Optional[str] = None  # Dynamo graph-break registry id, e.g. "GB0059"
     note: Optional[str] = None  # extra context, e.g. "only on the float16 path"
     fix_title: Optional[str] = None
+    # In a notebook: the 1-based position of the cell (span lines are then the cell's own).
+    cell: Optional[int] = None
     # The analysis' view of the site (ast node, kinds); used to build the fix on demand.
     # Not serialised, not compared.
     site: object = field(default=None, repr=False, compare=False)
