@@ -44,6 +44,7 @@ def source(cell: dict) -> str:
     ["!pip install a \\\n    b\nimport os", "def f():\n    %time g()\n    files = !ls\n    return files"],
     ["%%time\nprint(1)\n\n", "", "obj?\n??obj\nlen(x)"],
     ["%%writefile a.py\nthis is ) not python", "a = b % c\nd = e != f"],
+    ["x = (a\n     % b)\ny = (c\n     != d)"],  # Python whose lines only look like magics
 ])
 def test_cells_parse_and_split_back(sources):
     import ast
@@ -52,7 +53,7 @@ def test_cells_parse_and_split_back(sources):
     assert cells.split(cells.text) == sources  # every magic back, every final newline kept
     for src in sources:  # Python lines are kept as they are (`%` and `!=` are operators there)
         for line in split_lines(src):
-            if line.startswith(("a = ", "d = ", "x = ", "import ")):
+            if line.startswith(("a = ", "d = ", "x = ", "import ", "     % b", "     != d")):
                 assert line in split_lines(cells.text)
 
 

@@ -79,6 +79,7 @@ class Cells:
             name = first[2:].split(maxsplit=1)[0] if first.startswith("%%") and first[2:].strip() else ""
             whole = first.startswith("%%") and name not in PYTHON_CELL_MAGICS
             indent: Optional[str] = None  # of a masked line continued with a backslash
+            mark, first_magic = len(out), len(magics)
             for i, line in enumerate(lines):
                 if whole:  # not Python: every line, at the cell's top level
                     out.append(mask(line, ""))
@@ -88,6 +89,10 @@ class Cells:
                     indent = (own if indent is None else indent) if line.endswith("\\") else None
                 else:
                     out.append(line)
+            if len(magics) > first_magic and not whole and not _parses(out[mark:]) and _parses(lines):
+                # Python after all: `% b` continuing an expression in brackets, `!=` ... at a line start
+                del out[mark:], magics[first_magic:]
+                out.extend(lines)
             lengths.append(len(lines))
         text = "\n".join(out) + "\n"
         ends = [s.endswith(("\n", "\r")) for s in sources]
@@ -151,6 +156,15 @@ class Cells:
         if len(used) != len(self.magics):
             raise NotebookError("a mend removed an IPython magic line; nothing written")
         return out
+
+
+def _parses(lines: list[str]) -> bool:
+    import ast
+    try:
+        ast.parse("\n".join(lines))
+        return True
+    except (SyntaxError, ValueError):
+        return False
 
 
 def _block(body: list[str]) -> Optional[tuple[int, int]]:
