@@ -193,3 +193,20 @@ async def test_close_clears_the_cells(client: LanguageClient):
         notebook_document=types.NotebookDocumentIdentifier(uri=nb_uri),
         cell_text_documents=[types.TextDocumentIdentifier(uri=u) for u in uris]))
     await wait_for(lambda: all(len(client.diagnostics.get(u, [None])) == 0 for u in uris if u != uris[0]))
+
+
+def test_latency_benchmark_runs(tmp_path):
+    """benchmarks/notebook.py on the example, 2 edits: its figures are there (never timed here)."""
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "nb.json"
+    run = subprocess.run([sys.executable, str(root / "benchmarks" / "notebook.py"), "--file",
+                          str(root / "examples" / "tiny_model.py"), "--edits", "2", "--json", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    got = json.loads(out.read_text())
+    assert got["cells"] >= 3
+    for k in ("py", "notebook"):
+        assert got[k]["n"] == 2 and got[k]["p95"] is not None
+    assert "notebook p95 / .py p95" in run.stdout
