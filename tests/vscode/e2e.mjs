@@ -34,6 +34,7 @@ const SCREENS = (process.env.E2E_SCREENS ?? '').split(',').filter(Boolean); // R
 const started = Date.now();
 const children = [];
 let browser;
+let scratchRoot;
 let step = 'start';
 let shot = 0;
 
@@ -50,6 +51,10 @@ async function cleanup() {
       process.kill(-c.pid, 'SIGKILL');
     } catch {}
   }
+  await new Promise((r) => setTimeout(r, 500)); // the killed servers' last writes
+  try {
+    if (scratchRoot) rmSync(scratchRoot, { recursive: true, force: true, maxRetries: 3 });
+  } catch {}
 }
 
 const watchdog = setTimeout(async () => {
@@ -400,6 +405,36 @@ async function notebook(page, ws) {
       nb.cells[print.cell - 1].outputs !== undefined;
   }, 30_000);
   await screenshot(page, 'notebook-quick-fix');
+
+  // Hover on the guard, in its cell.
+  const guardRow = page.locator('.markers-panel .monaco-list-row', { hasText: 'GM301' }).first();
+  await guardRow.dblclick();
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+I');
+  await until('no GraphMend hover in the notebook cell', async () =>
+    text((await page.locator('.monaco-hover').allInnerTexts()).join('\n')).includes('GraphMend GM301'), 30_000);
+  await screenshot(page, 'notebook-hover');
+  await page.keyboard.press('Escape');
+
+  // "Mend all" from a cell mends the notebook as `graphmend fix` mends the .ipynb.
+  const scratch = mkdtempSync(join(tmpdir(), 'gm-expect-'));
+  copyFileSync(join(ws, file), join(scratch, file));
+  try {
+    graphmend(['fix', file], scratch);
+  } catch {} // exit 1: the .item() remains
+  const cellsOf = (p) => JSON.parse(readFileSync(p, 'utf8')).cells.map((c) => [].concat(c.source).join(''));
+  const wantCells = cellsOf(join(scratch, file));
+  rmSync(scratch, { recursive: true, force: true });
+  await guardRow.dblclick();
+  await page.waitForTimeout(500);
+  await command(page, 'GraphMend: Mend All Graph Breaks in This File');
+  await until('"Mend all" did not change the notebook cell (no _graphmend_raise_if)', async () =>
+    text(await page.locator('.notebookOverlay .cell-editor-container .view-lines').allInnerTexts().then((a) => a.join('\n'))).includes('_graphmend_raise_if('), 30_000);
+  await page.keyboard.press('Control+S');
+  await until('after "Mend all" the saved notebook differs from `graphmend fix` of it', () =>
+    JSON.stringify(cellsOf(join(ws, file))) === JSON.stringify(wantCells), 20_000);
+  await screenshot(page, 'notebook-mend-all');
 }
 
 async function remedy(root) {
@@ -425,7 +460,7 @@ async function remedy(root) {
 
 async function main() {
   mkdirSync(OUT, { recursive: true });
-  const root = mkdtempSync(join(tmpdir(), 'gm-vscode-'));
+  const root = (scratchRoot = mkdtempSync(join(tmpdir(), 'gm-vscode-')));
   log(`scratch ${root}`);
   step = 'install the extension';
   const installed = execFileSync(process.execPath, [CODE_SERVER, '--extensions-dir', join(root, 'extensions'), '--install-extension', VSIX], { encoding: 'utf8', timeout: 120_000 });
@@ -450,7 +485,6 @@ async function main() {
     const src = name === 'squiggles' ? shots.squiggles : name === 'hover' ? shots.hoverShot : undefined;
     if (src && dest) copyFileSync(src, dest);
   }
-  rmSync(root, { recursive: true, force: true });
   log('e2e: all steps passed');
 }
 
