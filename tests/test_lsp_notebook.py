@@ -210,3 +210,32 @@ def test_latency_benchmark_runs(tmp_path):
     for k in ("py", "notebook"):
         assert got[k]["n"] == 2 and got[k]["p95"] is not None
     assert "notebook p95 / .py p95" in run.stdout
+
+
+@pytest.mark.asyncio
+async def test_cells_added_and_removed(client: LanguageClient):
+    nb_uri, uris, texts, cells = open_notebook(client)
+    model = uris[3]
+    await wait_for(lambda: len(client.diagnostics.get(model, [])) == 3)
+    new = f"vscode-notebook-cell:{client.root / 'model.ipynb'}#new"
+    src = "@torch.compile\ndef step(x):\n    print(x)\n    return x * 2\n"
+
+    def structure(start: int, delete: int, cells, opened=(), closed=()):
+        return types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(uri=nb_uri, version=2 + len(closed)),
+            change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(
+                structure=types.NotebookDocumentCellChangeStructure(
+                    array=types.NotebookCellArrayChange(start=start, delete_count=delete, cells=cells),
+                    did_open=list(opened), did_close=list(closed)))))
+
+    # a cell inserted before the model cell: checked with the others, and numbered in place
+    client.notebook_document_did_change(structure(3, 0, [types.NotebookCell(kind=types.NotebookCellKind.Code, document=new)],
+                                                  opened=[types.TextDocumentItem(uri=new, language_id="python", version=1, text=src)]))
+    await wait_for(lambda: [d.code for d in client.diagnostics.get(new, [])] == ["GM101"])
+    (d,) = client.diagnostics[new]
+    assert (d.range.start.line, d.range.start.character) == (2, 4)
+    assert len(client.diagnostics[model]) == 3  # the model cell's findings stay where they were
+    # removed again: its diagnostics are cleared
+    client.notebook_document_did_change(structure(3, 1, [], closed=[types.TextDocumentIdentifier(uri=new)]))
+    await wait_for(lambda: new in client.diagnostics and len(client.diagnostics[new]) == 0)
+    assert len(client.diagnostics[model]) == 3

@@ -182,3 +182,27 @@ def test_mended_notebook_behaves_the_same_in_fewer_graphs(nb: Path):
     assert ok0.same_as(ok1) == [] and bad0.same_as(bad1) == []
     assert ok0.stdout == "shape torch.Size([4])\n" and bad0.error == ("ValueError", "x contains NaN")
     assert g1 == 1 < g0  # print and the guard no longer split the graph; .item() ends it
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+LINES = ["x = 1", "%time f()", "!pip install a", "files = !ls", "obj?", "y = x % 2", "z = x != 3",
+         "def f(a): return a", "", "# comment", "print('%d' % 3)", "%%not-first", "  !indented",
+         "if x:\n    %timeit a\n    b = !ls"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(LINES), max_size=6), st.booleans(),
+                          st.sampled_from(["", "%%bash\n", "%%time\n"])), min_size=1, max_size=5))
+def test_cells_round_trip(cells):
+    import ast
+    sources = []
+    for lines, newline, magic in cells:
+        body = [ln for ln in lines if ln != "  !indented" or magic == "%%bash\n"]  # Python or IPython
+        sources.append(magic + "\n".join(body) + ("\n" if newline and body else ""))
+    built = Cells.build(sources)
+    ast.parse(built.text)
+    assert built.split(built.text) == sources
+    for k, src in enumerate(sources):
+        for i in range(1, len(split_lines(src)) + 1):
+            assert built.to_cell(built.to_module(k, i)) == (k, i)

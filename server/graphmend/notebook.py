@@ -144,11 +144,11 @@ class Cells:
             for ln in body:
                 m = _MAGIC_RE.match(ln)
                 if m:
-                    k = int(m.group(2))
-                    if k >= len(self.magics) or k in used:
+                    j = int(m.group(2))
+                    if j >= len(self.magics) or j in used:
                         raise NotebookError("a mend changed an IPython magic line; nothing written")
-                    used.add(k)
-                    restored.append(self.magics[k])
+                    used.add(j)
+                    restored.append(self.magics[j])
                 else:
                     restored.append(ln)
             end = self.newline_at_end[k] if k < len(self.newline_at_end) else False
