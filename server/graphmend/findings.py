@@ -87,6 +87,8 @@ class Finding:
     note: Optional[str] = None  # extra context, e.g. "only on the float16 path"
     fix_title: Optional[str] = None
     condition: Optional[Condition] = None  # breaks only when this holds (named by the analysis)
+    # In a notebook: the 1-based position of the cell (span lines are then the cell's own).
+    cell: Optional[int] = None
     # The analysis' view of the site (ast node, kinds); used to build the fix on demand.
     # Not serialised, not compared.
     site: object = field(default=None, repr=False, compare=False)

@@ -54,7 +54,8 @@ def finding_lines(path: str, f: Finding, unsafe_fixes: bool = False, show_fixes:
                   extra: Optional[str] = None, conditional: str = "information") -> list[str]:
     """`path:line:col: CODE [*] message`, then indented `  = ...` detail lines."""
     mark = marker(f, unsafe_fixes)
-    head = f"{path}:{f.span.start.line}:{_col(f.span.start.col)}: {f.code} "
+    cell = f"cell {f.cell}:" if f.cell is not None else ""  # a notebook: `nb.ipynb:cell 3:2:5`
+    head = f"{path}:{cell}{f.span.start.line}:{_col(f.span.start.col)}: {f.code} "
     lines = [head + (f"{mark} " if mark else "") + f.message]
     if f.condition is not None:
         lines.append(f"  = {severity(f, conditional)}: a conditional break (setting `conditional-severity`)")

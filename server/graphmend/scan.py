@@ -44,7 +44,7 @@ from graphmend import analysis
 from graphmend.config import Settings
 from graphmend.findings import Applicability, Finding, Pos, Span
 
-PY_SUFFIXES = (".py",)
+PY_SUFFIXES = (".py", ".ipynb")  # notebooks: their code cells as one module (graphmend.notebook)
 
 # A factory for the cross-file workspace handed to the engine (e.g.
 # ``graphmend.analysis.workspace.Workspace``). It must be picklable (a class or a
@@ -81,6 +81,7 @@ class FileFix:
     newline: str = "\n"
     bom: bool = False
     digest: Optional[str] = None  # sha1 of the bytes read, to detect a concurrent edit
+    notebook: bool = False  # original/fixed are .ipynb JSON (the mended code cells in it)
 
     @property
     def changed(self) -> bool:
@@ -97,6 +98,8 @@ class Source:
     newline: str = "\n"  # the file's line ending ("\n", "\r\n" or "\r")
     bom: bool = False
     digest: str = ""
+    # A .ipynb: `text` is its code cells as one module (graphmend.notebook.Notebook)
+    notebook: Optional[Any] = None
 
 
 # --------------------------------------------------------------------------- discovery
@@ -298,7 +301,37 @@ def read_source(path: str, digest: bool = False) -> Source:
         if isinstance(e, FileNotFoundError) and os.path.islink(path):
             raise SourceError("cannot read: broken symbolic link") from None
         raise SourceError(f"cannot read: {e.strerror or e}") from None
-    return decode_source(data, hashlib.sha1(data).hexdigest() if digest else "")
+    src = decode_source(data, hashlib.sha1(data).hexdigest() if digest else "")
+    if _is_notebook(path):
+        from graphmend.notebook import Notebook, NotebookError
+        try:
+            nb = Notebook(src.text)
+        except NotebookError as e:
+            raise SourceError(str(e)) from None
+        return Source(nb.text, src.newline, src.bom, src.digest, notebook=nb)
+    return src
+
+
+def _is_notebook(path: str) -> bool:
+    return path.lower().endswith(".ipynb")
+
+
+def notebook_cells(path: str):
+    """The cell layout of a notebook file as it is now (graphmend.notebook.Cells), or None."""
+    if not _is_notebook(path):
+        return None
+    try:
+        return read_source(path).notebook.cells
+    except SourceError:
+        return None
+
+
+def in_cells(findings: list[Finding], cells) -> list[Finding]:
+    """A notebook's findings with their cell and cell-local lines (unchanged for a .py file)."""
+    if cells is None:
+        return findings
+    from graphmend.notebook import to_cells
+    return to_cells(findings, cells)
 
 
 def encode_source(text: str, newline: str = "\n", bom: bool = False) -> bytes:
@@ -503,6 +536,14 @@ def _fix_one(path: str, external: Optional[dict] = None) -> dict:
         res = None
         out["error"] = _internal_error("fixing", e)
     new_text = src.text
+    fixed_file = res.text if res is not None else None  # what is written: the .ipynb for a notebook
+    if res is not None and res.text != src.text and src.notebook is not None:
+        from graphmend.notebook import NotebookError
+        try:
+            fixed_file = src.notebook.fixed(res.text)
+        except NotebookError as e:
+            out["error"] = f"{e} (file left unchanged)"
+            res = None
     if res is not None and res.text != src.text:
         why = parse_error(res.text, path)
         if why is not None:
@@ -513,13 +554,28 @@ def _fix_one(path: str, external: Optional[dict] = None) -> dict:
                        skipped=tuple((encode_finding(f), r) for f, r in res.skipped),
                        original=src.text, fixed=new_text, newline=src.newline, bom=src.bom,
                        digest=src.digest)
+            if src.notebook is not None:
+                out.update(original=src.notebook.raw, fixed=fixed_file, notebook=True)
     elif res is not None:
         out["skipped"] = tuple((encode_finding(f), r) for f, r in res.skipped)
     try:
         # fix_source already analysed its final text; analyse again only when that text was refused
         remaining = res.remaining if res is not None and new_text == res.text else \
             analysis.analyze_source(new_text, path, settings, workspace=ws, external=external).findings
+        cells = src.notebook.cells if src.notebook is not None else None
+        if cells is not None and new_text != src.text:
+            # the cells as written (the helper block moved into the first code cell): analysed again
+            from graphmend.notebook import Cells
+            cells = Cells.build(cells.split(new_text), cells.numbers)
+            remaining = analysis.analyze_source(cells.text, path, settings, workspace=ws,
+                                                external=external).findings
         found = sorted((f for f in remaining if shown(f.code, settings)), key=_sort_key)
+        if cells is not None:
+            found = in_cells(found, cells)
+            out["applied"] = tuple(encode_finding(f) for f in in_cells(
+                [decode_finding(t) for t in out["applied"]], src.notebook.cells))
+            out["skipped"] = tuple((encode_finding(f), r) for f, (_, r) in zip(in_cells(
+                [decode_finding(t) for t, _ in out["skipped"]], src.notebook.cells), out["skipped"]))
         out["remaining"] = tuple(encode_finding(f) for f in found)
     except Exception as e:
         out["error"] = out["error"] or _internal_error("analyzing", e)
@@ -661,6 +717,8 @@ def check_files(files: Sequence[str], settings: Settings, jobs: Optional[int] = 
             continue
         fa = next(analyses)
         found = sorted((f for f in fa.findings if shown(f.code, settings)), key=_sort_key)
+        if _is_notebook(p):
+            found = in_cells(found, notebook_cells(p))
         results.append(FileResult(p, found, fa.suppressed))
     return results
 
@@ -719,7 +777,8 @@ def fix_files(files: Sequence[str], settings: Settings, unsafe: bool = False, jo
             remaining=[decode_finding(t) for t in d["remaining"]],
             error=d["error"],
             original=d.get("original"), fixed=d.get("fixed"),
-            newline=d.get("newline", "\n"), bom=d.get("bom", False), digest=d.get("digest")))
+            newline=d.get("newline", "\n"), bom=d.get("bom", False), digest=d.get("digest"),
+            notebook=d.get("notebook", False)))
     return fixes
 
 
@@ -730,7 +789,7 @@ def write_fix(fix: FileFix) -> Optional[str]:
     """
     if not fix.changed:
         return None
-    why = parse_error(fix.fixed, fix.path)
+    why = None if fix.notebook else parse_error(fix.fixed, fix.path)  # a notebook's cells: checked in fix_files
     if why is not None:  # fix_files already checks; never write a file that does not parse
         return f"the fixed text does not parse ({why}); file left unchanged"
     try:

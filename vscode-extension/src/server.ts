@@ -25,6 +25,9 @@ export const SERVER_COMMANDS = ['graphmend.fixAll', 'graphmend.showLog'] as cons
 export const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'python' },
   { scheme: 'untitled', language: 'python' },
+  // The Python cells of notebooks (.ipynb): their text reaches the server through LSP notebook
+  // sync (the server announces it), and hovers, code actions and diagnostics are per cell.
+  { notebook: '*', language: 'python' },
 ];
 
 export function serverArgs(interpreter: Interpreter): string[] {

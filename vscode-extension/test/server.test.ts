@@ -22,13 +22,14 @@ describe('server options', () => {
 });
 
 describe('client options', () => {
-  it('selects Python files and untitled Python buffers, never reveals the log, passes the settings', () => {
+  it('selects Python files, untitled Python buffers and notebook Python cells, never reveals the log, passes the settings', () => {
     const channel = { name: 'GraphMend' } as vscode.OutputChannel;
     const init = { ...defaultOptions(), scope: 'module' as const };
     const options = makeClientOptions(init, channel);
     assert.deepEqual(options.documentSelector, [
       { scheme: 'file', language: 'python' },
       { scheme: 'untitled', language: 'python' },
+      { notebook: '*', language: 'python' },
     ]);
     assert.equal(options.documentSelector, DOCUMENT_SELECTOR);
     assert.equal(options.outputChannel, channel);

@@ -24,6 +24,7 @@ from graphmend import __version__
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
 from graphmend.lsp import actions, hover, lens, probe
+from graphmend.lsp import notebook as nb
 from graphmend.lsp.checker import LARGE_TEXT
 from graphmend.lsp.diagnostics import Diagnostics
 from graphmend.lsp.document import Document
@@ -65,8 +66,10 @@ class ClientLogHandler(logging.Handler):
 class GraphMendServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("graphmend", __version__, protocol_cls=GraphMendProtocol,
-                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
-        self.docs: dict[str, Document] = {}
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=nb.SYNC_OPTIONS)
+        self.docs: dict[str, Document] = {}  # notebooks too (lsp.notebook.NotebookDoc: the code cells)
+        self.cell_owner: dict[str, str] = {}  # notebook cell URI -> notebook URI
         self.settings = ServerSettings()
         self.resolver = SettingsResolver()
         self.diagnostics = Diagnostics(self)
@@ -90,6 +93,7 @@ class GraphMendServer(LanguageServer):
         self.log_handler = ClientLogHandler(self)
         self._pending_messages: list[str] = []
         self._lens_signature: dict[str, tuple] = {}
+        self._closed_notebooks: set[str] = set()
 
     # ------------------------------------------------------------------ capabilities
     @property
@@ -152,8 +156,23 @@ class GraphMendServer(LanguageServer):
         self.docs[item.uri] = doc
         return doc
 
+    def text_document_publish_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
+        if isinstance(self.docs.get(params.uri), nb.NotebookDoc) or params.uri in self._closed_notebooks:
+            return  # a notebook's diagnostics go to its cells (after_check)
+        super().text_document_publish_diagnostics(params)
+
+    def publish_cells(self, cell_uri: str, diagnostics: list) -> None:
+        super().text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=diagnostics))
+
     def after_check(self, uri: str) -> None:
-        """Ask the client to fetch code lenses again when their counts changed."""
+        """Publish a notebook's diagnostics per cell (pushed, also to a client that pulls: its
+        pull asks for cells, which the server does not check one by one); ask the client to
+        fetch code lenses again when their counts changed."""
+        doc = self.docs.get(uri)
+        if isinstance(doc, nb.NotebookDoc):
+            for cell, diags in nb.split_diagnostics(doc, self.diagnostics.published.get(uri, ([], ""))[0]).items():
+                self.publish_cells(cell, diags)
+            return
         if not self._client("workspace.code_lens.refresh_support", False):
             return
         checked = self.diagnostics.checked.get(uri)
@@ -333,12 +352,34 @@ def did_close(ls: GraphMendServer, params: types.DidCloseTextDocumentParams) -> 
     ls.diagnostics.forget(params.text_document.uri)
 
 
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+def did_open_notebook(ls: GraphMendServer, params: types.DidOpenNotebookDocumentParams) -> None:
+    ls._closed_notebooks.discard(params.notebook_document.uri)
+    nb.did_open(ls, params)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+def did_change_notebook(ls: GraphMendServer, params: types.DidChangeNotebookDocumentParams) -> None:
+    nb.did_change(ls, params)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+def did_save_notebook(ls: GraphMendServer, params: types.DidSaveNotebookDocumentParams) -> None:
+    nb.did_save(ls, params)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def did_close_notebook(ls: GraphMendServer, params: types.DidCloseNotebookDocumentParams) -> None:
+    ls._closed_notebooks.add(params.notebook_document.uri)
+    nb.did_close(ls, params)
+
+
 @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
                 types.DiagnosticOptions(identifier="graphmend", inter_file_dependencies=True,
                                         workspace_diagnostics=False))
 async def document_diagnostic(ls: GraphMendServer, params: types.DocumentDiagnosticParams):
-    if not ls.settings.enable:
-        return types.RelatedFullDocumentDiagnosticReport(items=[])
+    if not ls.settings.enable or params.text_document.uri in ls.cell_owner:
+        return types.RelatedFullDocumentDiagnosticReport(items=[])  # cells: pushed (after_check)
     return await ls.diagnostics.report(params)
 
 
@@ -359,24 +400,28 @@ async def will_save_wait_until(ls: GraphMendServer, params: types.WillSaveTextDo
 async def code_action(ls: GraphMendServer, params: types.CodeActionParams):
     if not ls.settings.enable:
         return []
+    if nb.notebook_of(ls, params.text_document.uri) is not None:
+        return await nb.code_actions(ls, params)
     return await actions.code_actions(ls, params)
 
 
 @server.feature(types.CODE_ACTION_RESOLVE)
 async def code_action_resolve(ls: GraphMendServer, params: types.CodeAction) -> types.CodeAction:
-    return await actions.resolve(ls, params)
+    return nb.resolved(ls, await actions.resolve(ls, params))
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def on_hover(ls: GraphMendServer, params: types.HoverParams):
     if not ls.settings.enable:
         return None
+    if nb.notebook_of(ls, params.text_document.uri) is not None:
+        return await nb.hover(ls, params)
     return await hover.hover(ls, params)
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
 async def code_lens(ls: GraphMendServer, params: types.CodeLensParams):
-    if not ls.settings.enable:
+    if not ls.settings.enable or params.text_document.uri in ls.cell_owner:
         return []
     return await lens.code_lenses(ls, params)
 
@@ -402,13 +447,16 @@ async def fix_all_command(ls: GraphMendServer, *args) -> dict:
     """Mend all graph breaks of a document: {"uri", "version"} or a URI. Applies the edit
     through `workspace/applyEdit` (the server itself never writes files)."""
     uri, version = _target(args)
+    if uri is not None and uri in ls.cell_owner:  # a notebook cell: mend the whole notebook
+        uri, version = ls.cell_owner[uri], None
     if uri is None or uri not in ls.docs:
         return {"applied": False, "reason": "no open document given"}
     if version is not None and ls.docs[uri].version != version:
         return {"applied": False, "reason": "the document changed; run the command again"}
     if actions.too_large(ls.docs[uri].text):
         return {"applied": False, "reason": actions.TOO_LARGE}
-    edit = await actions.fix_all_edit(ls, uri)
+    doc = ls.docs[uri]
+    edit = await (nb.fix_all(ls, doc) if isinstance(doc, nb.NotebookDoc) else actions.fix_all_edit(ls, uri))
     if edit is None:
         return {"applied": False, "reason": "nothing to mend"}
     res = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
