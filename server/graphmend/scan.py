@@ -440,7 +440,7 @@ def _check_one(path: str) -> tuple:
     settings = _STATE["settings"]
     stat = stat_of(path)  # before reading: an edit while reading makes the entry stale, not wrong
     try:
-        src = read_source(path)
+        src = read_source(path, digest=True)
     except SourceError as e:
         return None, str(e), None
     ws = _STATE.get("workspace")
@@ -455,7 +455,7 @@ def _check_one(path: str) -> tuple:
     except Exception as e:
         return None, _internal_error("analyzing", e), None
     deps = [(d, stat_of(d)) for d in sorted(ws.consulted) if os.path.abspath(d) != os.path.abspath(path)]
-    return encode_summary(summary), None, (stat, deps)
+    return encode_summary(summary), None, (stat, deps, src.digest)
 
 
 def encode_summary(s) -> tuple:
@@ -615,9 +615,9 @@ def summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[int
     res: list = [None] * len(files)
     todo: list[int] = []
     for i, p in enumerate(files):
-        enc = cache.get(p) if cache is not None else None
-        if enc is not None:
-            res[i] = decode_summary(enc)
+        hit = cache.get(p) if cache is not None else None  # a FileSummary, its findings read lazily
+        if hit is not None:
+            res[i] = hit
         else:
             todo.append(i)
     out = _run([files[i] for i in todo], _check_chunk, settings, False, jobs, workspace_factory,
@@ -632,7 +632,7 @@ def summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[int
             continue
         res[i] = decode_summary(enc)
         if cache is not None and meta is not None:
-            cache.put(files[i], meta[0], meta[1], enc)
+            cache.put(files[i], meta[0], meta[1], enc, meta[2])
     return res
 
 
