@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import sys
 import tempfile
 import zlib
 from collections.abc import Mapping
@@ -174,6 +175,8 @@ class ScanCache:
         if stat is None or digest is None or any(s is None for _, s in deps):
             return
         _, scope, by_function, syntax_error, suppressions = encoded
+        if scope is not None:  # call targets repeat across files ("torch:cat"): stored and loaded once
+            scope.edges = {q: {sys.intern(t) for t in ts} for q, ts in scope.edges.items()}
         key = os.path.abspath(path)
         # each function's findings pickled on their own: only those in scope are decoded
         inner = {q: pickle.dumps(fs, protocol=pickle.HIGHEST_PROTOCOL) for q, fs in by_function.items()}
