@@ -352,7 +352,10 @@ def _enc_value(v):
 
 
 def encode_finding(f: Finding) -> tuple:
-    return tuple(_enc_value(getattr(f, n)) for n in _FINDING_FIELDS)
+    """Plain data, without the analysis' site: a site holds its function's ast and FunctionInfo
+    (and through its class, the class' ast), which made the summaries sent back by the workers and
+    the cache ~10x larger and slower to load; nothing after a scan builds fixes from them."""
+    return tuple(None if n == "site" else _enc_value(getattr(f, n)) for n in _FINDING_FIELDS)
 
 
 def _span(t) -> Span:
