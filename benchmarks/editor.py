@@ -56,12 +56,53 @@ def floors(path: Path, runs: int) -> dict:
             "libcst_parse_ms": timed_median(libcst.parse_module, text, runs)}
 
 
+# issue 15: edit -> diagnostics p95 after the debounce, ms; didOpen -> diagnostics / the ast.parse floor
+AFTER_DEBOUNCE_P95 = {"modeling_t5.py": 50.0, "modeling_longformer.py": 50.0, "modeling_utils.py": 80.0}
+OPEN_OVER_PARSE = 2.0
+
+
+def in_process(path: Path, edits: int) -> dict:
+    """The server's check of each edit (the same sites as benchmarks/lsp.py: a character typed,
+    then deleted), called in this process from the check of the version before it, as the
+    server does: how many took the incremental path, and their time next to a full check's."""
+    sys.path.insert(0, str(HERE.parent / "server"))
+    from graphmend.analysis.workspace import Workspace
+    from graphmend.config import Settings
+    from graphmend.lsp.checker import check
+
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    ws, settings = Workspace(), Settings()
+    prev = check(text, str(path), 1, settings, ws, {})
+    sites = lsp.edit_sites(text, [])
+    inc, full, n_inc = [], [], 0
+    for i in range(edits):
+        _, ln, c = sites[(i // 2) % len(sites)]
+        new = lines[:ln] + [lines[ln][:c] + "x" + lines[ln][c:]] + lines[ln + 1:] if i % 2 == 0 else lines
+        t = "\n".join(new)
+        gc.disable()
+        t0 = time.perf_counter()
+        got = check(t, str(path), i + 2, settings, ws, {}, prev)
+        t1 = time.perf_counter()
+        check(t, str(path), i + 2, settings, ws, {})  # the full check of the same text
+        t2 = time.perf_counter()
+        gc.enable()
+        n_inc += got.rewalked is not None
+        inc.append((t1 - t0) * 1000)
+        full.append((t2 - t1) * 1000)
+        prev.release(got)
+        prev = got
+    return {"edits": edits, "incremental": n_inc, "check_ms": lsp.stats(inc), "full_check_ms": lsp.stats(full)}
+
+
 def measure_file(path: str, args) -> dict:
     src = Path(path).resolve()
     text = src.read_text(encoding="utf-8")
     out: dict = {"path": str(src), "lines": text.count("\n"), "bytes": len(text.encode())}
     print(f"[{src.name}] floors ...", file=sys.stderr, flush=True)
     out["floors"] = floors(src, args.floor_runs)
+    print(f"[{src.name}] in-process checks ...", file=sys.stderr, flush=True)
+    out["in_process"] = in_process(src, args.edits)
     print(f"[{src.name}] server ...", file=sys.stderr, flush=True)
     ns = argparse.Namespace(files=[str(src)], edits=args.edits, debounce=args.debounce, root=False,
                             server=args.server, timeout=args.timeout)
@@ -115,11 +156,18 @@ def markdown(data: dict) -> str:
     row("didOpen -> diagnostics, ms (diagnostics)",
         lambda f: f"{_ms(f['lsp']['open_to_diagnostics_ms'])} ({f['lsp']['diagnostics']})")
     over = lambda f, floor: f["lsp"]["open_to_diagnostics_ms"] / f["floors"][floor]["median"]  # noqa: E731
-    row("  / `ast.parse` floor", lambda f: f"{over(f, 'ast_parse_ms'):.1f}x")
     row("  / libcst floor", lambda f: f"{over(f, 'libcst_parse_ms'):.2f}x")
+    row(f"  / `ast.parse` floor (target <= {OPEN_OVER_PARSE:.0f}x)",
+        lambda f: f"{over(f, 'ast_parse_ms'):.1f}x" + ("" if over(f, "ast_parse_ms") <= OPEN_OVER_PARSE else " (missed)"))
+    row("in process: the server's check of an edit, ms, p50 / p95 (incremental / edits)",
+        lambda f: f"{_dist(f['in_process']['check_ms'])} ({f['in_process']['incremental']} / {f['in_process']['edits']})")
+    row("in process: a full check of the same text, ms, p50 / p95",
+        lambda f: _dist(f["in_process"]["full_check_ms"]))
     row("edit -> diagnostics, ms, p50 / p95", lambda f: _dist(f["lsp"]["edit_ms"]))
-    row(f"  after the {deb} ms debounce, p50 / p95", lambda f: _dist(f["lsp"]["after_debounce_ms"]),
-        f"p95 < {targets['after_debounce_p95']:.0f}")
+    row(f"  after the {deb} ms debounce, p50 / p95", lambda f: _dist(f["lsp"]["after_debounce_ms"]) + (
+        "" if f["lsp"]["after_debounce_ms"]["p95"] <= AFTER_DEBOUNCE_P95.get(Path(f["path"]).name, 1e9)
+        else " (missed)"),
+        "p95 <= " + " / ".join(f"{AFTER_DEBOUNCE_P95.get(n, targets['after_debounce_p95']):.0f}" for n in files))
     row(f"burst of {lsp.BURST} changes: last change -> diagnostics, ms (stale publishes)",
         lambda f: f"{_ms(f['lsp']['burst']['last_change_to_diagnostics_ms'])} ({f['lsp']['burst']['stale_publishes']})",
         "0 stale")

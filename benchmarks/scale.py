@@ -409,6 +409,20 @@ def markdown(data: dict) -> str:
     ratio("graphmend (no cache) / ruff (no cache):", g.get("no_cache"), s.get("ruff", {}).get("no_cache"))
     ratio("graphmend cold / warm:", g.get("cold"), g.get("warm"))
     ratio("graphmend cold / 1 file changed:", g.get("cold"), g.get("changed"))
+    rw = s.get("ruff", {}).get("warm")
+    targets = []  # issue 15
+
+    def target(label: str, value, limit: float, unit: str = "x") -> None:
+        if value is not None:
+            targets.append(f"{label} {value:.2f}{unit} (target <= {limit:g}{unit}{'' if value <= limit else ', missed'})")
+    for mode, limit in (("warm", 1.5), ("changed", 2.0)):
+        a = g.get(mode)
+        if a and rw and a.get("wall_s") and rw.get("wall_s"):
+            target(f"graphmend {MODE_LABEL[mode]} / ruff warm:", a["wall_s"] / rw["wall_s"], limit)
+    if g.get("no_cache") and g["no_cache"].get("wall_s"):
+        target("graphmend without a cache:", g["no_cache"]["wall_s"], 15.0, " s")
+    if g.get("warm") and g["warm"].get("peak_rss_mib"):
+        target("graphmend warm, peak RSS:", g["warm"]["peak_rss_mib"], 200.0, " MiB")
     tf = s.get("torchfix", {}).get("once")
     if tf and tf.get("timed_out") and g.get("no_cache"):
         more = tf["timeout_s"] / g["no_cache"]["wall_s"]
@@ -416,6 +430,8 @@ def markdown(data: dict) -> str:
                       f"(torchfix did not finish in {tf['timeout_s']:.0f} s)")
     if ratios:
         out += ["", "Ratios of medians, same run: " + "; ".join(ratios) + "."]
+    if targets:
+        out += ["", "Targets: " + "; ".join(targets) + "."]
     out += ["", f"Floors in the same run, one core: reading every file {_n(f['read_s'], 2)} s; `ast.parse` of "
                 f"every file {_n(f['ast_parse_s'], 1)} s."]
     if s["graphmend"].get("cache_mib") is not None:

@@ -102,6 +102,8 @@ def test_quick_suite_writes_tables_and_reports_failures(tmp_path):
     assert lsp["edit_ms"]["n"] == 4 and _number(lsp["edit_ms"]["p95"])
     assert lsp["code_action_ms"]["n"] == lsp["diagnostics"] and _number(lsp["code_action_ms"]["p95"])
     assert _number(lsp["peak_rss_mib"]) and lsp["burst"]["stale_publishes"] == 0
+    inproc = f["in_process"]  # the server's check of each edit, from the previous one: incremental
+    assert inproc["edits"] == 4 and inproc["incremental"] == 4 and _number(inproc["check_ms"]["p95"])
 
     text = docs.read_text()
     assert "| machine |" in _block(text, "header") and "--quick" in _block(text, "header")

@@ -108,7 +108,9 @@ def test_engine_fingerprint_follows_the_rule_sources(tmp_path, monkeypatch):
 def test_cli_output_same_with_cache(tmp_path):
     pkg = project(tmp_path)
     cmd = [sys.executable, "-m", "graphmend", "check", "--format", "json", str(pkg)]
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    import graphmend
+    here = os.path.dirname(os.path.dirname(graphmend.__file__))  # this graphmend, not an installed one
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), here])}
     runs = [subprocess.run(cmd + extra, cwd=tmp_path, env=env, capture_output=True, text=True)
             for extra in ([], [], ["--no-cache"])]
     assert [r.returncode for r in runs] == [1, 1, 1]
@@ -116,7 +118,64 @@ def test_cli_output_same_with_cache(tmp_path):
     assert outs[0] == outs[1] == outs[2] and outs[0]
     assert (tmp_path / ".graphmend_cache" / ".gitignore").is_file()
     # a corrupt cache is ignored, not fatal
-    for p in (tmp_path / ".graphmend_cache").glob("summaries-*"):
+    cache_files = [*(tmp_path / ".graphmend_cache").glob("index-*"), *(tmp_path / ".graphmend_cache").glob("data-*")]
+    assert len(cache_files) == 2
+    for p in cache_files:
         p.write_bytes(b"garbage")
     again = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert again.returncode == 1 and json.loads(again.stdout) == outs[0]
+
+
+def test_touched_file_is_hashed_not_reanalysed_and_findings_are_read_lazily(tmp_path, monkeypatch):
+    pkg = project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cdir = str(tmp_path / "cache")
+    c1 = ScanCache(cdir, Settings())
+    first = check(pkg, c1)
+    c1.save()
+    # the same bytes, a new mtime: a hit (by the sha1 of the bytes)
+    st = os.stat(pkg / "model.py")
+    os.utime(pkg / "model.py", ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    c2 = ScanCache(cdir, Settings())
+    reads = []
+    orig = c2.read_blob
+    monkeypatch.setattr(c2, "read_blob", lambda *a: reads.append(a) or orig(*a))
+    assert check(pkg, c2) == first and c2.hits == 3 and c2.misses == 0
+    assert len(reads) == 1  # only model.py has findings; base.py's and __init__.py's are not read
+    assert c2.save() is None  # the new stat data recorded
+    c3 = ScanCache(cdir, Settings())
+    assert check(pkg, c3) == first and c3.hits == 3 and not c3.dirty
+    # another content of the same size is a miss
+    text = (pkg / "model.py").read_text()
+    (pkg / "model.py").write_text(text.replace('"x"', '"y"'))
+    c4 = ScanCache(cdir, Settings())
+    assert check(pkg, c4) == first and c4.misses == 1 and c4.hits == 2
+
+
+def test_data_file_appended_then_compacted(tmp_path, monkeypatch):
+    pkg = project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cdir = tmp_path / "cache"
+    c = ScanCache(str(cdir), Settings())
+    want = check(pkg, c)
+    c.save()
+    text = (pkg / "model.py").read_text()
+    sizes = []
+    for k in range(6):  # each run rewrites model.py's blob: appended, then the file is compacted
+        (pkg / "model.py").write_text(text + f"# {k}\n" * (k + 1))
+        c = ScanCache(str(cdir), Settings())
+        assert check(pkg, c) == want and c.misses == 1
+        c.save()
+        data = list(cdir.glob("data-*"))
+        assert len(data) == 1
+        sizes.append(data[0].stat().st_size)
+    assert any(b < a for a, b in zip(sizes, sizes[1:]))  # compacted at least once
+    c = ScanCache(str(cdir), Settings())
+    assert check(pkg, c) == want and c.hits == 3
+    # a data file cut short: the cache is dropped, the results are the same
+    data = next(cdir.glob("data-*"))
+    data.write_bytes(data.read_bytes()[:5])
+    c = ScanCache(str(cdir), Settings())
+    assert not c.entries and check(pkg, c) == want

@@ -395,7 +395,10 @@ def _enc_value(v):
 
 
 def encode_finding(f: Finding) -> tuple:
-    return tuple(_enc_value(getattr(f, n)) for n in _FINDING_FIELDS)
+    """Plain data, without the analysis' site: a site holds its function's ast and FunctionInfo
+    (and through its class, the class' ast), which made the summaries sent back by the workers and
+    the cache ~10x larger and slower to load; nothing after a scan builds fixes from them."""
+    return tuple(None if n == "site" else _enc_value(getattr(f, n)) for n in _FINDING_FIELDS)
 
 
 def _span(t) -> Span:
@@ -483,7 +486,7 @@ def _check_one(path: str) -> tuple:
     settings = _STATE["settings"]
     stat = stat_of(path)  # before reading: an edit while reading makes the entry stale, not wrong
     try:
-        src = read_source(path)
+        src = read_source(path, digest=True)
     except SourceError as e:
         return None, str(e), None
     ws = _STATE.get("workspace")
@@ -498,7 +501,7 @@ def _check_one(path: str) -> tuple:
     except Exception as e:
         return None, _internal_error("analyzing", e), None
     deps = [(d, stat_of(d)) for d in sorted(ws.consulted) if os.path.abspath(d) != os.path.abspath(path)]
-    return encode_summary(summary), None, (stat, deps)
+    return encode_summary(summary), None, (stat, deps, src.digest)
 
 
 def encode_summary(s) -> tuple:
@@ -681,9 +684,9 @@ def summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[int
     res: list = [None] * len(files)
     todo: list[int] = []
     for i, p in enumerate(files):
-        enc = cache.get(p) if cache is not None else None
-        if enc is not None:
-            res[i] = decode_summary(enc)
+        hit = cache.get(p) if cache is not None else None  # a FileSummary, its findings read lazily
+        if hit is not None:
+            res[i] = hit
         else:
             todo.append(i)
     out = _run([files[i] for i in todo], _check_chunk, settings, False, jobs, workspace_factory,
@@ -698,7 +701,7 @@ def summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[int
             continue
         res[i] = decode_summary(enc)
         if cache is not None and meta is not None:
-            cache.put(files[i], meta[0], meta[1], enc)
+            cache.put(files[i], meta[0], meta[1], enc, meta[2])
     return res
 
 

@@ -45,6 +45,9 @@ class FileSummary:
     syntax_error: Optional[Finding] = None
     suppressions: dict[int, Optional[frozenset[str]]] = field(default_factory=dict)
     symbols: Optional[Symbols] = field(default=None, repr=False, compare=False)  # not sent between processes
+    lines: Optional[LineIndex] = field(default=None, repr=False, compare=False)  # nor this
+    # the functions walked for findings (a `select` may leave some out); None: all but the disabled
+    walked: Optional[set[str]] = field(default=None, repr=False, compare=False)
 
 
 class LineIndex:
@@ -145,8 +148,6 @@ def too_deep_finding(line: int = 1) -> Finding:
 
 def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Optional[Workspace],
                module: Optional[str], select: Optional[Select] = None) -> FileSummary:
-    from graphmend.rules import judge  # rules build messages and decide fixability
-
     settings = settings or Settings()
     ws = workspace or default_workspace()
     if text.startswith("\ufeff"):  # a byte-order mark is not code (editors may pass it through)
@@ -170,24 +171,35 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
     sym = Symbols(tree, mod, is_package=path.endswith("__init__.py"))
     summary.symbols = sym
     summary.scope = file_scope(sym, ws, settings.scope)
+    summary.lines = lines
     wanted = select(summary) if select is not None else None
+    if wanted is not None:
+        summary.walked = set(wanted) - summary.scope.disabled
     for fi in sym.all_functions:
         if fi.qualname in summary.scope.disabled or (wanted is not None and fi.qualname not in wanted):
             continue
-        walker = FunctionWalker(sym, fi)
-        try:
-            sites = walker.run()
-        except RecursionError:  # an expression too deep to walk: keep the sites found before it
-            sites = walker.sites
-        found = []
-        for site in sites:
-            try:
-                found.append(judge(site, sym, lines, text))
-            except RecursionError:
-                continue
+        found = function_findings(fi, sym, lines, text)
         if found:
             summary.by_function[fi.qualname] = found
     return summary
+
+
+def function_findings(fi, sym: Symbols, lines: LineIndex, text: str) -> list[Finding]:
+    """Walk one function and judge its sites."""
+    from graphmend.rules import judge  # rules build messages and decide fixability
+
+    walker = FunctionWalker(sym, fi)
+    try:
+        sites = walker.run()
+    except RecursionError:  # an expression too deep to walk: keep the sites found before it
+        sites = walker.sites
+    found = []
+    for site in sites:
+        try:
+            found.append(judge(site, sym, lines, text))
+        except RecursionError:
+            continue
+    return found
 
 
 def findings_in_scope(summary: FileSummary, reached: dict[str, str], settings: Settings) -> FileAnalysis:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from graphmend.analysis.detect import is_disabled
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
@@ -65,7 +65,10 @@ def _method_targets(sym: Symbols, ci: ClassInfo, name: str, ws: Workspace, depth
     return out
 
 
-def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default") -> FileScope:
+def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default",
+               known_edges: Optional[Callable[[FunctionInfo], Optional[set[str]]]] = None) -> FileScope:
+    """`known_edges`: the call edges of a function when they are known from the analysis of the
+    previous version (None: compute them), for re-analysing one edited function."""
     fs = FileScope(sym.module)
     mod = sym.module
     module_classes = {name for name, ci in sym.classes.items() if ws.class_is_module(sym, ci)}
@@ -81,7 +84,8 @@ def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default") -> File
         elif (scope_mode == "default" and fi.cls is not None and fi.node.name == "forward"
               and fi.cls.name in module_classes and fi.qualname == f"{fi.cls.name}.forward"):
             fs.entries[fi.qualname] = "nn.Module.forward"
-        fs.edges[fi.qualname] = _edges(fi, sym, ws, mod)
+        known = known_edges(fi) if known_edges is not None else None
+        fs.edges[fi.qualname] = known if known is not None else _edges(fi, sym, ws, mod)
     _compile_calls(sym, fs, module_classes, hooks=scope_mode != "compiled")
     return fs
 
@@ -143,11 +147,17 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
     return set()
 
 
+_CALL_ATTRS = frozenset({name.rsplit(".", 1)[1] for name in COMPILE_NAMES}) | HOOK_METHODS
+
+
 def _compile_calls(sym: Symbols, fs: FileScope, module_classes: set[str], hooks: bool = True) -> None:
     """`torch.compile(f)`, `torch.compile(Model())`, `m = Model(); torch.compile(m)`, and module
     hooks (not under scope "compiled": a hook runs compiled only if its module is)."""
     instances: dict[str, str] = {}
-    calls = [*sym.module_calls, *(c for fi in sym.all_functions for c in fi.calls)]
+    # `x.attr(...)` can only qualify to a name ending in `.attr`: only `compile`, `optimize` and the
+    # hook methods need a look (qualifying every call of a large file took ~20 ms)
+    calls = [c for c in (*sym.module_calls, *(c for fi in sym.all_functions for c in fi.calls))
+             if not isinstance(c.func, ast.Attribute) or c.func.attr in _CALL_ATTRS]
     if not any(_is_compile(c.func, sym) or (isinstance(c.func, ast.Attribute) and c.func.attr in HOOK_METHODS)
                for c in calls):
         return

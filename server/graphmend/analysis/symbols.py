@@ -50,7 +50,7 @@ def module_name_for(path: str) -> str:
 class Symbols:
     """Imports, classes and functions of one module, and `qualify(expr)` to dotted names."""
 
-    def __init__(self, tree: ast.Module, module: str = "", is_package: bool = False):
+    def __init__(self, tree: ast.Module, module: str = "", is_package: bool = False, collect: bool = True):
         self.tree = tree
         self.module = module
         self.is_package = is_package
@@ -63,7 +63,19 @@ class Symbols:
         self._pending_classes: list[ClassInfo] = []
         self.star_imports: list[str] = []  # modules imported with `from m import *`
         self._self_assigns: list[tuple[ClassInfo, str, ast.Call]] = []
-        self._collect()
+        self.module_calls: list[ast.Call] = []
+        self.name_call_assigns: list[ast.Assign] = []  # every `x = f(...)`, anywhere in the file
+        if collect:
+            self._collect()
+
+    def part(self, node: FuncNode, cls: Optional[ClassInfo], prefix: str) -> "Symbols":
+        """What one definition contributes, collected as `_collect` does for the whole file (for
+        re-analysing an edited function, analysis/incremental.py): its FunctionInfos (nested
+        ones included), imports, `x = f(...)` and `self.x = f(...)` assignments. `cls` is
+        a stand-in for the class of a method (its `methods` receive the method)."""
+        out = Symbols(self.tree, self.module, self.is_package, collect=False)
+        out._traverse([(node, None, cls, prefix)])
+        return out
 
     # --- imports -----------------------------------------------------------------------------
     def _resolve_relative(self, level: int, mod: Optional[str]) -> str:
@@ -78,12 +90,14 @@ class Symbols:
 
     def _collect(self) -> None:
         """One traversal of the whole tree: imports, definitions, and per-function calls."""
+        # stack items: (node, enclosing FunctionInfo or None, class being defined or None, prefix)
+        self._traverse([(n, None, None, "") for n in reversed(self.tree.body)])
+        self._finish()
+
+    def _traverse(self, stack: list) -> None:
         from graphmend.analysis.dataflow import TENSOR_EVIDENCE  # the one list of tensor methods
 
-        module_calls = self.module_calls = []
-        self.name_call_assigns: list[ast.Assign] = []  # every `x = f(...)`, anywhere in the file
-        # stack items: (node, enclosing FunctionInfo or None, class being defined or None, prefix)
-        stack: list = [(n, None, None, "") for n in reversed(self.tree.body)]
+        module_calls = self.module_calls
         while stack:
             node, fi, cls, prefix = stack.pop()
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -152,6 +166,8 @@ class Symbols:
             for child in reversed(list(ast.iter_child_nodes(node))):
                 stack.append((child, fi, cls if fi is None and isinstance(node, (ast.If, ast.Try, ast.With))
                               else None, prefix))
+
+    def _finish(self) -> None:
         for stmt in self.tree.body:
             self._top_level(stmt)
         for ci in self._pending_classes:

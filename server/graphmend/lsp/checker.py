@@ -8,6 +8,7 @@ import difflib
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
+from graphmend.analysis import incremental
 from graphmend.analysis.engine import FileAnalysis, LineIndex, findings_in_scope, reached_in_file, summarize
 from graphmend.analysis.scope import FileScope
 from graphmend.analysis.symbols import Symbols
@@ -39,6 +40,11 @@ class Checked:
     _lines: Optional[LineIndex] = field(default=None, repr=False)
     # the fix-all edits of this version (a future), computed once for every request that wants them
     fix_all: Any = field(default=None, repr=False, compare=False)
+    # what the check of the next version reuses: this version's analysis, or the last version's
+    # that parsed when this one does not
+    state: Optional[incremental.State] = field(default=None, repr=False, compare=False)
+    # the functions walked again by an incremental check; None: a full check
+    rewalked: Optional[set[str]] = field(default=None, repr=False, compare=False)
 
     @property
     def line_index(self) -> LineIndex:
@@ -46,17 +52,24 @@ class Checked:
             self._lines = LineIndex(self.text)
         return self._lines
 
-    def release(self) -> None:
+    def release(self, successor: Optional["Checked"] = None) -> None:
         """Break the FunctionInfo.cls <-> ClassInfo.methods cycles of a replaced version, so
         reference counting frees its trees at once. Left to the cyclic GC, old versions piled
         up and were collected in 180-300 ms pauses about every twelfth check (measured on
         modeling_t5.py: edit->diagnostics p95 254 ms after the debounce, 142 ms with this).
         Only for a version nothing uses any more (handlers run on the event loop and take the
-        current version, so a replaced one is never read again)."""
-        if self.symbols is not None:
-            for fi in self.symbols.all_functions:
-                fi.cls = None
+        current version, so a replaced one is never read again). What an incremental
+        `successor` shares with this version is kept."""
+        kept = None if successor is None else \
+            successor.state.symbols if successor.state is not None else successor.symbols
+        keep = {id(fi) for fi in kept.all_functions} if kept is not None else ()
+        own = (self.symbols, self.state.symbols if self.state is not None else None)
+        for sym in {id(s): s for s in own if s is not None and s is not kept}.values():
+            for fi in sym.all_functions:
+                if id(fi) not in keep:
+                    fi.cls = None
         self.symbols = None
+        self.state = None
 
     @property
     def shown(self) -> list[Finding]:
@@ -69,10 +82,25 @@ class Checked:
 def check(text: str, path: str, version: Optional[int], settings: Settings, workspace: Workspace,
           external: dict[str, str], previous: Optional[Checked] = None) -> Checked:
     """Findings of `text`; `external` are the functions of this file that entries in other
-    workspace files reach. On a syntax error, `previous` findings are carried over."""
-    reached: dict[str, str] = {}
-    summary = summarize(text, path, settings, workspace, select=reached_in_file(external, reached))
-    out = Checked(version, text, settings, symbols=summary.symbols, scope=summary.scope)
+    workspace files reach. On a syntax error, `previous` findings are carried over. An edit
+    of one function's body is re-analysed from `previous` (analysis/incremental.py)."""
+    upd = None
+    if previous is not None and previous.state is not None:
+        upd = incremental.update(previous.state, text, path, settings, workspace, external)
+    if upd is not None:
+        summary, reached = upd.summary, upd.reached
+    else:
+        reached = {}
+        summary = summarize(text, path, settings, workspace, select=reached_in_file(external, reached))
+    bom = text.startswith("\ufeff")  # the engine's lines are those of the text without it
+    out = Checked(version, text, settings, symbols=summary.symbols, scope=summary.scope,
+                  _lines=None if bom else summary.lines, rewalked=upd.rewalked if upd is not None else None)
+    if summary.syntax_error is not None:
+        # the last version that parsed stays the base: the keystroke that completes `f(x` is
+        # re-analysed from the version before the `(`
+        out.state = previous.state if previous is not None else None
+    elif not bom:
+        out.state = upd.state if upd is not None else incremental.state_of(summary, text, settings, workspace)
     if summary.syntax_error is not None:
         out.syntax_error = summary.syntax_error
         if previous is not None:

@@ -158,7 +158,7 @@ class Diagnostics:
             old = self.checked.get(uri)
             self.checked[uri] = result
             if old is not None and old is not result:
-                old.release()
+                old.release(result)
             diags = [to_diagnostic(f, doc, result, self.server) for f in result.shown]
             diags = probe.decorate(self.server, doc.path, doc.lines, diags)
             self.published[uri] = (diags, result_id(diags, self.server))

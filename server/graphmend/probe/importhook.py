@@ -47,7 +47,7 @@ namespace packages, custom loaders) is left to the normal machinery, untouched.
   `~/.cache/graphmend/importhook`), per module: its summary (scope and findings; keyed by the
   source's sha256, graphmend's version and a content hash of its mending code, the settings that
   matter and the module name; valid while the module files the analysis read to resolve names
-  keep their size and mtime), the mend result (the mended text, or "unchanged"; keyed by the
+  keep their size, mtime and inode), the mend result (the mended text, or "unchanged"; keyed by the
   same plus the unsafe flag, the functions reached from other modules and those dependencies),
   and the compiled code of the mended text (marshalled; keyed by the bytecode magic number, the
   path and both texts). Writes are atomic; an unwritable cache only costs time.
@@ -198,7 +198,7 @@ def _stat_sig(path: Optional[str]):
         st = os.stat(path)
     except OSError:
         return None
-    return [st.st_size, st.st_mtime_ns]
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
 def default_cache_dir() -> str:

@@ -1,0 +1,312 @@
+"""Re-analyse an edit of an open document from the analysis of the version before it.
+
+An edit that stays inside one function (a module-level function or a method of a module-level
+class), leaves its header (decorators, name, parameters, annotations) as it was and keeps the
+number of lines re-parses only that function's lines, splices
+the new definition into a copy of the previous tree (sharing every other node), and re-walks
+only what the edit can reach: the edited function and the functions nested in it, every method
+of its class when the class' attributes (`self.x = ...`, buffers) changed, and the callers of
+all of these in the file (a caller's view of a callee is its header, which an edit of the body
+keeps, but a later analysis may look further); the findings of every other function are reused.
+Scope (which functions are traced) is recomputed from the call edges, those of unchanged
+functions reused.
+
+Anything else falls back to the full analysis (`None` from `update`): an edit that changes the
+line count, changes a header, touches a class body or module-level code, changes the
+imports a function body makes, does not parse on its own, or other settings or workspace.
+tests/test_incremental.py compares this with the full analysis at every step of recorded editing
+sessions over transformers' files.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, replace
+from typing import Optional
+
+from graphmend.analysis.engine import FileSummary, LineIndex, _no_gc, function_findings, suppressions
+from graphmend.analysis.scope import FileScope, file_scope, reach
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
+from graphmend.analysis.workspace import Workspace
+from graphmend.config import Settings
+from graphmend.findings import Finding
+from graphmend.textlines import split_lines
+
+FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass
+class State:
+    """What the next edit reuses: one parsed version's text, symbols, own scope (before
+    external entries), and the findings of the functions walked (the reached ones)."""
+
+    text: str
+    lines: LineIndex
+    symbols: Symbols
+    scope: FileScope
+    by_function: dict[str, list[Finding]]
+    walked: set[str]
+    settings: Settings
+    workspace: Workspace
+
+
+def state_of(summary: FileSummary, text: str, settings: Settings, workspace: Workspace) -> Optional[State]:
+    """The reusable part of a full analysis (None when it did not parse)."""
+    if summary.syntax_error is not None or summary.symbols is None or summary.scope is None \
+            or summary.lines is None or summary.walked is None:
+        return None
+    return State(text, summary.lines, summary.symbols, summary.scope, summary.by_function,
+                 summary.walked, settings, workspace)
+
+
+@dataclass
+class Update:
+    summary: FileSummary  # as `summarize` gives it (by_function: the reached functions)
+    reached: dict[str, str]
+    state: State
+    rewalked: set[str]  # the functions walked again (for tests and the benchmark)
+
+
+def update(prev: State, text: str, path: str, settings: Settings, workspace: Workspace,
+           external: dict[str, str]) -> Optional[Update]:
+    """The analysis of `text` from `prev`, or None when only a full analysis will do."""
+    if settings != prev.settings or workspace is not prev.workspace or text.startswith("\ufeff"):
+        return None
+    with _no_gc():
+        try:
+            return _update(prev, text, path, settings, workspace, external)
+        except RecursionError:
+            return None
+
+
+def _changed_lines(old: list[str], new: list[str]) -> Optional[tuple[int, int]]:
+    """(first, last) 1-based changed line of two texts of the same line count; None: equal."""
+    n = len(old)
+    lo = 0
+    while lo < n and old[lo] == new[lo]:
+        lo += 1
+    if lo == n:
+        return None
+    hi = n - 1
+    while hi > lo and old[hi] == new[hi]:
+        hi -= 1
+    return lo + 1, hi + 1
+
+
+def _unit(tree: ast.Module, first: int, last: int):
+    """The module-level function or method of a module-level class whose body holds the lines
+    first..last: (node, class node or None); None when there is none."""
+    for stmt in tree.body:
+        if stmt.end_lineno < first:
+            continue
+        if stmt.lineno > last:
+            return None
+        if isinstance(stmt, FUNC_TYPES):
+            return (stmt, None) if _in_body(stmt, first, last) else None
+        if isinstance(stmt, ast.ClassDef):
+            for m in stmt.body:
+                if m.end_lineno < first:
+                    continue
+                if isinstance(m, FUNC_TYPES) and _in_body(m, first, last):
+                    return m, stmt
+                return None
+        return None
+    return None
+
+
+def _in_body(fn, first: int, last: int) -> bool:
+    """Within the definition's lines (its decorators included): the re-parse then checks that
+    its header is the same (an edit of a comment or blank line in the header is fine)."""
+    return min([d.lineno for d in fn.decorator_list] + [fn.lineno]) <= first and last <= fn.end_lineno
+
+
+def _header(fn) -> str:
+    return ast.dump(ast.Module([*fn.decorator_list, fn.args, *([fn.returns] if fn.returns else [])], []),
+                    include_attributes=True) + repr(fn.type_comment) + ast.dump(
+                        ast.Module(list(getattr(fn, "type_params", None) or []), []), include_attributes=True)
+
+
+def _reparse(fn, lines: list[str]):
+    """The definition `fn` re-parsed from its lines in `lines` (the same line range), or None."""
+    start = min([d.lineno for d in fn.decorator_list] + [fn.lineno])
+    lead = lines[start - 1][:fn.col_offset]
+    if lead.strip() or len(lead.encode()) != fn.col_offset:
+        return None  # something before the definition on its first line
+    src = "".join(lines[start - 1:fn.end_lineno])
+    wrap = fn.col_offset > 0
+    try:
+        mod = ast.parse("if 1:\n" + src if wrap else src)
+    except (SyntaxError, ValueError):
+        return None
+    body = mod.body
+    if wrap:
+        if len(body) != 1 or not isinstance(body[0], ast.If):
+            return None
+        body = body[0].body
+    if len(body) != 1 or type(body[0]) is not type(fn) or body[0].name != fn.name:
+        return None
+    new = body[0]
+    ast.increment_lineno(new, start - 1 - (1 if wrap else 0))
+    if new.lineno != fn.lineno or new.col_offset != fn.col_offset or new.end_lineno != fn.end_lineno \
+            or _header(new) != _header(fn):
+        return None
+    # The header is the same, down to its positions: keep its nodes (the module-level calls of
+    # the symbols, decorators among them, refer to them).
+    new.decorator_list, new.args, new.returns = fn.decorator_list, fn.args, fn.returns
+    return new
+
+
+def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace,
+            external: dict[str, str]) -> Optional[Update]:
+    new_lines = split_lines(text, keepends=True) or [""]
+    old_lines = prev.lines.lines
+    if len(new_lines) != len(old_lines):
+        return None
+    changed = _changed_lines(old_lines, new_lines)
+    lines = LineIndex.__new__(LineIndex)
+    lines.lines = new_lines
+    if changed is None:
+        return _finish(prev, text, lines, prev.symbols, prev.scope, set(), settings, ws, external, path)
+    old_sym = prev.symbols
+    found = _unit(old_sym.tree, *changed)
+    if found is None:
+        return None
+    old_fn, cls_node = found
+    new_fn = _reparse(old_fn, new_lines)
+    if new_fn is None:
+        return None
+
+    old_ci: Optional[ClassInfo] = None
+    if cls_node is not None:
+        old_ci = old_sym.classes.get(cls_node.name)
+        if old_ci is None or old_ci.node is not cls_node:
+            return None  # a class defined twice: the second one is in `classes`
+    prefix = f"{cls_node.name}." if cls_node is not None else ""
+
+    def stand_in() -> Optional[ClassInfo]:
+        return ClassInfo(cls_node, cls_node.name, []) if cls_node is not None else None
+
+    old_part = old_sym.part(old_fn, stand_in(), prefix)
+    new_part = old_sym.part(new_fn, stand_in(), prefix)
+    if list(old_part.imports.items()) != list(new_part.imports.items()) \
+            or old_part.star_imports != new_part.star_imports:
+        return None  # a function-level import is a module-level name for the whole file
+    old_fis = old_part.all_functions
+    try:
+        at = next(i for i, fi in enumerate(old_sym.all_functions) if fi.node is old_fn)
+    except StopIteration:
+        return None
+    if [fi.node for fi in old_sym.all_functions[at:at + len(old_fis)]] != [fi.node for fi in old_fis]:
+        return None
+    own_old = old_sym.all_functions[at]
+
+    # ---- the new tree: a copy of the path to the definition, sharing everything else
+    tree = copy.copy(old_sym.tree)
+    new_cls_node = None
+    if cls_node is None:
+        tree.body = [new_fn if s is old_fn else s for s in old_sym.tree.body]
+    else:
+        new_cls_node = copy.copy(cls_node)
+        new_cls_node.body = [new_fn if s is old_fn else s for s in cls_node.body]
+        tree.body = [new_cls_node if s is cls_node else s for s in old_sym.tree.body]
+
+    # ---- the new symbols: a shallow copy; what the definition contributes replaced
+    sym = copy.copy(old_sym)
+    sym.tree = tree
+    new_fis = new_part.all_functions
+    all_functions = list(old_sym.all_functions)
+    all_functions[at:at + len(old_fis)] = new_fis
+    own_new = new_fis[0]
+    moved: dict[int, FunctionInfo] = {}  # id(old FunctionInfo) -> its copy (methods of the class)
+    old_ids = {id(n) for n in old_part.name_call_assigns}
+    sym.name_call_assigns = sorted([n for n in old_sym.name_call_assigns if id(n) not in old_ids]
+                                   + new_part.name_call_assigns, key=lambda n: (n.lineno, n.col_offset))
+    new_pending = new_part._pending_classes
+    for nc in new_pending:
+        nc.bases = [sym.qualify(b) or "" for b in nc.node.bases]
+    old_pending = {id(ci) for ci in old_part._pending_classes}
+    sym._pending_classes = [ci for ci in old_sym._pending_classes if id(ci) not in old_pending] + new_pending
+    class_changed = False
+    if cls_node is None:
+        if old_sym.functions.get(old_fn.name) is own_old:
+            sym.functions = {**old_sym.functions, old_fn.name: own_new}
+    else:
+        ci = replace(old_ci, node=new_cls_node, methods={}, attr_ctors={}, buffers=set())
+        for i, fi in enumerate(all_functions):
+            if fi.cls is old_ci:
+                moved[id(fi)] = all_functions[i] = replace(fi, cls=ci)
+            elif fi is own_new:
+                fi.cls = ci
+        for name, fi in old_ci.methods.items():
+            ci.methods[name] = own_new if fi is own_old else moved.get(id(fi), fi)
+        assigns = [(c, a, call) for c, a, call in old_sym._self_assigns if c is not old_ci or
+                   id(call) not in {id(x[2]) for x in old_part._self_assigns}]
+        assigns = [(ci, a, call) if c is old_ci else (c, a, call) for c, a, call in assigns]
+        assigns += [(ci, a, call) for _, a, call in new_part._self_assigns]
+        assigns.sort(key=lambda e: (e[0] is not ci, e[2].lineno, e[2].col_offset))
+        sym._self_assigns = assigns
+        for c, attr, call in assigns:
+            if c is not ci:
+                continue
+            q = sym.qualify(call.func)
+            if q:
+                ci.attr_ctors.setdefault(attr, q)
+            if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                ci.buffers.add(attr)
+        for fi in all_functions:
+            if fi.cls is not ci:
+                continue
+            for c in fi.calls:
+                f = c.func
+                if isinstance(f, ast.Attribute) and f.attr in ("register_buffer", "register_parameter") \
+                        and c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
+                    ci.buffers.add(c.args[0].value)
+        class_changed = ci.attr_ctors != old_ci.attr_ctors or ci.buffers != old_ci.buffers
+        sym.classes = {**old_sym.classes, cls_node.name: ci}
+    sym.all_functions = all_functions
+
+    # ---- what to walk again: the definition and what the edit can reach
+    dirty = {fi.qualname for fi in old_fis} | {fi.qualname for fi in new_fis}
+    if class_changed:
+        dirty |= {fi.qualname for fi in all_functions if fi.cls is sym.classes[cls_node.name]}
+    scope = file_scope(sym, ws, settings.scope,
+                       known_edges=lambda fi: None if fi.qualname in dirty else prev.scope.edges.get(fi.qualname))
+    return _finish(prev, text, lines, sym, scope, dirty, settings, ws, external, path, moved)
+
+
+def _finish(prev: State, text: str, lines: LineIndex, sym: Symbols, scope: FileScope, dirty: set[str],
+            settings: Settings, ws: Workspace, external: dict[str, str], path: str,
+            moved: Optional[dict[int, FunctionInfo]] = None) -> Update:
+    mod = scope.module
+    targets = {f"{mod}:{q}" for q in dirty}
+    callers = {q for q, ts in scope.edges.items() if not ts.isdisjoint(targets)} if targets else set()
+    entries = {q: f"via {label}" for q, label in external.items()}
+    entries.update(scope.entries)
+    reached = reach([replace(scope, entries=entries)]).get(mod, {})
+    walk = {q for q in reached if q in dirty or q in callers or q not in prev.walked} - scope.disabled
+    by_function: dict[str, list[Finding]] = {}
+    for q in reached:
+        if q in walk or q in scope.disabled:
+            continue
+        old = prev.by_function.get(q)
+        if old:
+            by_function[q] = [_moved(f, moved) for f in old] if moved else [replace(f) for f in old]
+    if walk:
+        for fi in sym.all_functions:
+            if fi.qualname in walk:
+                got = function_findings(fi, sym, lines, text)
+                if got:
+                    by_function[fi.qualname] = got
+    summary = FileSummary(path, scope, by_function=by_function, suppressions=suppressions(text), symbols=sym)
+    summary.lines, summary.walked = lines, set(reached) - scope.disabled
+    state = State(text, lines, sym, scope, by_function, summary.walked, settings, ws)
+    return Update(summary, dict(reached), state, walk)
+
+
+def _moved(f: Finding, moved: dict[int, FunctionInfo]) -> Finding:
+    site = f.site
+    fi = getattr(site, "func", None)
+    if fi is not None and id(fi) in moved:
+        return replace(f, site=replace(site, func=moved[id(fi)]))
+    return replace(f)
