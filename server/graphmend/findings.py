@@ -29,6 +29,7 @@ class Category(str, enum.Enum):
     DYNAMIC_SHAPE = "data-dependent-shape"
     UNSUPPORTED = "unsupported-call"
     COMPILE_PATH = "compile-only-path"  # [Align]: a path only torch.compile takes
+    ROUTING = "expert-routing"  # [Route]: mixture-of-experts dispatch by data-dependent shapes
 
 
 @dataclass(frozen=True)
@@ -129,5 +130,9 @@ CATALOGUE: dict[str, Rule] = {
              "A default built only when not compiling (`if X is None and not is_compiling():`) "
              "leaves X None under torch.compile; a later use of X fails while Dynamo traces and "
              "the whole function falls back to eager.", "GB0088"),
+        Rule("GM601", "expert-dispatch", Category.ROUTING, "route",
+             "A mixture-of-experts loop selects each expert's tokens with a data-dependent shape "
+             "(one-argument torch.where, nonzero, a boolean mask, a `.tolist()` of the experts hit) "
+             "and breaks the graph once per expert and layer.", "GB0036"),
     ]
 }
