@@ -48,7 +48,7 @@ PARTS = {
                   "Static findings against Dynamo"),
     "editor": ("editor.py", ["--markdown"], ["--markdown", "--quick"], 1200, "Editor latency"),
     "scale": ("scale.py", ["--markdown"], ["--markdown", "--quick"], 3600, "Workspace scale"),
-    "speed": ("verify.py", ["--markdown", "--threads", "1"], ["--markdown", "--specs", "t5", "--runs", "3",
+    "speed": ("verify.py", ["--markdown", "--threads", "1", "--specs", "t5,bart-fp16,phi3,mixtral"], ["--markdown", "--specs", "t5", "--runs", "3",
                                                               "--threads", "1"], 3600,
               "Speed of mended models"),
 }

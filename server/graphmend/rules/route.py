@@ -46,6 +46,9 @@ Legality, checked statically (else the mend declines and says why):
   * the selection variables are used only to gather, in the combine, and in emptiness tests
     (`if top_x.shape[0] == 0: continue`, `if idx.numel() > 0:`), which then see the full block:
     an expert with no tokens adds zeros instead of being skipped;
+  * assumed, not checked: the mask's dimensions are the extents of the tensors its positions
+    index (a one_hot of the top-k choices over the tokens, as in every family above), so every
+    position, routed or not, is a valid index where the routed ones were;
   * a hit list (`H = V.nonzero(as_tuple=True)[0].tolist()`) is used only as the loop's iterable,
     and V is a per-expert reduction (a `.sum`/`.any`/`.amax` over dimensions), so visiting every
     position of V visits every expert once, and the loop body adds nothing for an expert not hit.
