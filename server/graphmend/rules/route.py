@@ -225,6 +225,8 @@ def claim_sites(sites: list[Site], fi, symbols) -> list[Site]:
                   and hit.lineno <= getattr(s.node, "lineno", 0) <= (hit.end_lineno or hit.lineno)]
         selectors = [c for c in map(_selector, body) if c is not None]
         masks = _mask_assigns(body, func, loop)
+        routing = {id(n) for x in [*selectors, *masks] for n in ast.walk(x)}
+        inside = [s for s in inside if id(s.node) in routing]  # other breaks in the loop stay theirs
         if not (selectors or hit is not None or masks):
             continue
         if not (inside or at_hit or masks):
