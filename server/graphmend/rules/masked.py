@@ -204,6 +204,15 @@ def _pure(e: ast.expr) -> bool:
 
 
 def claim_sites(sites: list[Site], fi, symbols) -> list[Site]:
+    """Never lose the other findings of a function: on code this detection cannot read, the sites
+    stay as they were."""
+    try:
+        return _claim(sites, fi, symbols)
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError, RecursionError):
+        return sites
+
+
+def _claim(sites: list[Site], fi, symbols) -> list[Site]:
     """Turn the GM402 sites (and the unreported masked reads) of these patterns into GM602-604."""
     out = list(sites)
     for code, node in find(fi, symbols):

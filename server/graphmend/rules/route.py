@@ -210,6 +210,15 @@ def _selector(s: ast.stmt) -> Optional[ast.Call]:
 
 
 def claim_sites(sites: list[Site], fi, symbols) -> list[Site]:
+    """Never lose the other findings of a function: on code this detection cannot read, the sites
+    stay as they were."""
+    try:
+        return _claim(sites, fi, symbols)
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError, RecursionError):
+        return sites
+
+
+def _claim(sites: list[Site], fi, symbols) -> list[Site]:
     """Hand the break sites of an expert dispatch loop (its selection, and the hit list before
     it) to GM601: one site per break location, all carrying the loop, mended together."""
     func = fi.node
