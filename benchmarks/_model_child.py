@@ -233,6 +233,32 @@ FAMILIES.update({
     "vit": {"inputs": "vision", "config": {"image_size": 32, "patch_size": 8}},
 })
 
+# ---- mixture-of-experts families: 4 experts, top-2 (top-1 for switch), tiny configs ----
+_CLM_MOE = {"auto_class": "AutoModelForCausalLM"}
+FAMILIES.update({
+    "mixtral": {**_CLM_MOE, "config": {"num_local_experts": 4, "num_experts_per_tok": 2, "use_cache": False}},
+    "olmoe": {**_CLM_MOE, "config": {"num_experts": 4, "num_experts_per_tok": 2, "use_cache": False}},
+    "qwen2_moe": {**_CLM_MOE, "config": {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                                          "shared_expert_intermediate_size": 32, "use_cache": False}},
+    "qwen3_moe": {**_CLM_MOE, "config": {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                                          "head_dim": 32, "use_cache": False}},
+    "phimoe": {**_CLM_MOE, "config": {"num_local_experts": 4, "num_experts_per_tok": 2, "use_cache": False}},
+    "jamba": {**_CLM_MOE, "config": {"num_experts": 4, "num_experts_per_tok": 2, "expert_layer_period": 1,
+                                      "expert_layer_offset": 0, "attn_layer_period": 2, "attn_layer_offset": 1,
+                                      "use_mamba_kernels": False, "mamba_d_state": 8, "mamba_d_conv": 4,
+                                      "mamba_expand": 2, "mamba_dt_rank": 8, "use_cache": False}},
+    "deepseek_v3": {**_CLM_MOE, "config": {"n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1,
+                                            "topk_group": 1, "n_shared_experts": 1, "moe_intermediate_size": 32,
+                                            "first_k_dense_replace": 0, "kv_lora_rank": 16, "q_lora_rank": 32,
+                                            "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16,
+                                            "use_cache": False}},
+    "dbrx": {**_CLM_MOE, "generic": False,
+             "config": {"d_model": 64, "n_heads": 2, "n_layers": 2, "max_seq_len": 64, "vocab_size": 128,
+                        "attn_config": {"kv_n_heads": 2},
+                        "ffn_config": {"ffn_hidden_size": 64, "moe_num_experts": 4, "moe_top_k": 2},
+                        "use_cache": False}},
+})
+
 #: Required benchmark specs, in table order.
 DEFAULT_SPECS = [
     "t5", "t5-fp16", "whisper", "whisper-fp16", "bart", "bart-fp16", "phi3", "longformer",
@@ -246,6 +272,10 @@ BREAK_SPECS = [
     "mt5", "mt5-fp16", "umt5", "longt5", "switch_transformers",
 ]
 
+#: Mixture-of-experts families (expert routing: [Route], GM601), with switch_transformers above.
+MOE_SPECS = ["mixtral", "mixtral-fp16", "olmoe", "olmoe-fp16", "qwen2_moe", "qwen3_moe", "phimoe", "jamba",
+             "deepseek_v3", "dbrx"]
+
 #: Popular models without graph breaks: a mend must leave them unchanged (no fix, or equal outputs).
 CLEAN_SPECS = ["bert", "roberta", "distilbert", "gpt2", "llama", "mistral", "qwen2", "vit"]
 
@@ -255,6 +285,7 @@ SPEC_SETS = {
     "breaks": DEFAULT_SPECS + BREAK_SPECS,
     "clean": CLEAN_SPECS,
     "all": DEFAULT_SPECS + BREAK_SPECS + CLEAN_SPECS,
+    "moe": MOE_SPECS + ["switch_transformers"],
 }
 
 

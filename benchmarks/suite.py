@@ -50,7 +50,7 @@ PARTS = {
     "scale": ("scale.py", ["--markdown"], ["--markdown", "--quick"], 3600, "Workspace scale"),
     "realcode": ("realcode.py", ["--markdown"], ["--markdown", "--models", "quick"], 5400,
                  "Real code beyond transformers"),
-    "speed": ("verify.py", ["--markdown", "--threads", "1"], ["--markdown", "--specs", "t5", "--runs", "3",
+    "speed": ("verify.py", ["--markdown", "--threads", "1", "--specs", "t5,bart-fp16,phi3,mixtral"], ["--markdown", "--specs", "t5", "--runs", "3",
                                                               "--threads", "1"], 3600,
               "Speed of mended models"),
 }

@@ -151,3 +151,30 @@ def test_message_comparison_and_table():
     md = bench.format_table(results, markdown=True).splitlines()
     assert md[0].startswith("| model |") and md[1].startswith("|---")
     assert len(md) == 4
+
+
+def test_tolerance_is_accepted_only_for_arithmetic_rewrites():
+    """`tol(...)`: within the stated per-dtype tolerance, not bitwise; accepted only on rows where a
+    rewrite that changes the arithmetic ([Route]) was applied; a real difference stays `no`."""
+    import torch
+
+    h = _load_harness()
+    a = {"out": torch.tensor([1.0, 2.0, float("nan")])}
+    near = {"out": torch.tensor([1.0 + 1e-7, 2.0, float("nan")])}
+    far = {"out": torch.tensor([1.01, 2.0, float("nan")])}
+    c_near, c_far = h.compare_tensors(a, near), h.compare_tensors(a, far)
+    assert not c_near["equal"] and c_near["close"] and h._eq(c_near).startswith("tol(")
+    assert not c_far["close"] and h._eq(c_far).startswith("no(")
+    assert h.compare_tensors(a, {"out": a["out"].clone()})["equal"]
+    half = {"out": torch.tensor([1.0, 2.0], dtype=torch.float16)}
+    assert h.compare_tensors(half, {"out": torch.tensor([1.001, 2.0], dtype=torch.float16)})["close"]
+
+    def row(rewrites, cmp):
+        return {"spec": "x", "rewrites": rewrites, "original": {"breaks": 1}, "mended": {"breaks": 0},
+                "compare": {"outputs": {"eager": cmp, "compiled": cmp, "cross": cmp}}}
+
+    assert h._tolerated(row({"GM601/route": 1}, c_near))
+    assert not h._tolerated(row({"GM102/defer": 1}, c_near))  # safe mends must be bitwise
+    assert not h._tolerated(row({"GM601/route": 1}, c_far))
+    t = h.totals([row({"GM601/route": 1}, c_near)])
+    assert t["within_tolerance"] == ["x"] and "within tolerance" in h.format_totals(t)

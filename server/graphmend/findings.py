@@ -29,6 +29,7 @@ class Category(str, enum.Enum):
     DYNAMIC_SHAPE = "data-dependent-shape"
     UNSUPPORTED = "unsupported-call"
     COMPILE_PATH = "compile-only-path"  # [Align]: a path only torch.compile takes
+    ROUTING = "expert-routing"  # [Route]: mixture-of-experts dispatch by data-dependent shapes
 
 
 @dataclass(frozen=True)
@@ -155,5 +156,17 @@ CATALOGUE: dict[str, Rule] = {
              "A default built only when not compiling (`if X is None and not is_compiling():`) "
              "leaves X None under torch.compile; a later use of X fails while Dynamo traces and "
              "the whole function falls back to eager.", "GB0088"),
+        Rule("GM601", "expert-dispatch", Category.ROUTING, "route",
+             "A mixture-of-experts loop selects each expert's tokens with a data-dependent shape "
+             "(one-argument torch.where, nonzero, a boolean mask, a `.tolist()` of the experts hit) "
+             "and breaks the graph once per expert and layer.", "GB0036"),
+        Rule("GM602", "masked-reduction", Category.DYNAMIC_SHAPE, "masked",
+             "`x[mask].sum()` / `.mean()` selects a data-dependent number of entries; "
+             "`torch.where(mask, x, 0).sum()` has a fixed shape.", "GB0036"),
+        Rule("GM603", "masked-copy", Category.DYNAMIC_SHAPE, "masked",
+             "`z[m] = y[m]` / `z[m] += v` reads a boolean-mask selection; a torch.where write has a "
+             "fixed shape.", "GB0036"),
+        Rule("GM604", "nonzero-loop", Category.DYNAMIC_SHAPE, "masked",
+             "A loop over `nonzero` rows that sets entries is one boolean-mask write.", "GB0036"),
     ]
 }

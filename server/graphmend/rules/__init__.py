@@ -14,10 +14,10 @@ from graphmend.analysis.dataflow import Env
 from graphmend.analysis.detect import Site
 from graphmend.analysis.symbols import Symbols
 from graphmend.findings import CATALOGUE, Finding, Pos, Span, TextEdit
-from graphmend.rules import compile_path, defer, trap, unmendable, where
+from graphmend.rules import compile_path, defer, masked, route, trap, unmendable, where
 from graphmend.rules.base import Context
 
-MODULES: tuple[ModuleType, ...] = (defer, where, trap, unmendable, compile_path)
+MODULES: tuple[ModuleType, ...] = (defer, where, trap, unmendable, compile_path, route, masked)
 BY_CODE: dict[str, ModuleType] = {c: m for m in MODULES for c in m.CODES}
 DOCS_URL = "https://github.com/graphmend/graphmend/blob/main/docs/rules/{code}.md"
 
@@ -37,6 +37,8 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
     node = site.node
     if site.code in ("GM201", "GM301", "GM501") and isinstance(node, (ast.If, ast.While, ast.Assert)):
         anchor = node.test  # underline the condition, not the whole statement
+    elif site.code.startswith("GM6") and site.test is not None:
+        anchor = site.test  # the break inside the loop or statement, not all of it
     else:
         anchor = node
     if getattr(site, "extracted", None) is not None and site.extracted.bindings:
