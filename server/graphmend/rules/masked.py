@@ -112,6 +112,8 @@ def find(fi, symbols) -> list[tuple[str, ast.AST]]:
     """(code, node) of each pattern in the function (node: the reduction call, the assignment,
     the loop)."""
     out = []
+    if not _candidate(fi):
+        return out
     masks = _mask_names(fi.node)
     for s in _stmts(fi.node):
         if isinstance(s, ast.For) and _nonzero_iter(s.iter) is not None:
@@ -130,6 +132,24 @@ def find(fi, symbols) -> list[tuple[str, ast.AST]]:
             if red is not None and _is_mask(red[1].slice, masks):
                 out.append(("GM602", n))
     return out
+
+
+def _candidate(fi) -> bool:
+    """Cheap: does the function have a reduction of a subscript or a nonzero call (from the calls
+    the module's one traversal collected), or a subscript write (statements only)? Most have none."""
+    for n in fi.calls:
+        f = n.func
+        if isinstance(f, ast.Attribute) and (f.attr in ("nonzero", "argwhere") or (
+                f.attr in ("sum", "mean") and (isinstance(f.value, ast.Subscript)
+                                               or (n.args and isinstance(n.args[0], ast.Subscript))))):
+            return True
+    for st in _stmts(fi.node):
+        if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Subscript):
+            return True
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Subscript) \
+                and isinstance(st.value, ast.Subscript):
+            return True
+    return False
 
 
 def _breaks_aug(s: ast.AugAssign) -> bool:
