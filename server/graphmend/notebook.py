@@ -293,10 +293,6 @@ class Notebook:
         return self.with_sources(self.cells.split(mended_module))
 
 
-def is_notebook(path: str) -> bool:
-    return path.lower().endswith(".ipynb")
-
-
 # ---------------------------------------------------------------------- findings
 
 
