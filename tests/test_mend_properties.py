@@ -29,6 +29,7 @@ tests/regressions/mends/ and replayed by tests/regressions/test_regressions_mend
 
 from __future__ import annotations
 
+import ast
 import atexit
 import collections
 import contextlib
@@ -399,7 +400,7 @@ def observe(fn, args, modfile: str = "") -> Observed:
                 obs.user_error = msg.startswith(("gm:", "'gm:")) or msg == ""
                 if modfile:
                     frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == modfile]
-                    obs.error_line = (frames[-1].line or "") if frames else ""
+                    obs.error_line = _statement_at(modfile, frames[-1].lineno) if frames else ""
         obs.warns = [(x.category.__name__, str(x.message)) for x in w
                      if "/torch/" not in x.filename.replace("\\", "/")]
     finally:
@@ -507,6 +508,17 @@ def _rank(m) -> tuple:
     if isinstance(m, tuple) and m and isinstance(m[0], tuple):
         return tuple(_rank(e) for e in m)
     return (m,)
+
+
+def _statement_at(path: str, lineno: int) -> str:
+    """The source of the innermost simple statement of `path` holding line `lineno` (a mend may
+    wrap one statement over several lines: the error's line alone may not show the call)."""
+    text = open(path, encoding="utf-8").read()
+    best = None
+    for n in ast.walk(ast.parse(text)):
+        if isinstance(n, ast.stmt) and not hasattr(n, "body") and n.lineno <= lineno <= (n.end_lineno or n.lineno):
+            best = n
+    return (ast.get_source_segment(text, best) or "") if best is not None else ""
 
 
 def premises_broken(records: list, error_line: str) -> set[str]:

@@ -26,13 +26,19 @@ def _tokens(line: str) -> Optional[list[tokenize.TokenInfo]]:
         return None
 
 
+_NOT_CALLEE = {"if", "else", "elif", "return", "in", "not", "and", "or", "is", "lambda", "yield", "await",
+               "assert", "del", "for", "while", "with", "import", "from", "raise", "case", "match"}
+
+
 def _top_brackets(line: str):
-    """(open col, close col, [top-level comma cols]) of the first top-level bracket pair of the
-    stripped `line`, or None. Columns index the stripped line."""
+    """(open col, close col, [top-level comma cols], kind, has a top-level `for`) of the first
+    top-level bracket pair of the stripped `line`, or None. kind: "call", "subscript" or
+    "display" (a tuple, list, dict, set or parenthesised expression). Columns index the line."""
     toks = _tokens(line)
     if toks is None:
         return None
-    depth, fdepth, start, commas = 0, 0, None, []
+    depth, fdepth, start, commas, kind, gen = 0, 0, None, [], "display", False
+    prev = None
     for t in toks:
         if t.start[0] != 1:
             return None  # a string over several lines: leave it
@@ -41,17 +47,28 @@ def _top_brackets(line: str):
         elif _FSTRING_END is not None and t.type == _FSTRING_END:
             fdepth -= 1
         if fdepth or t.type != tokenize.OP:
+            if t.type == tokenize.NAME and t.string == "for" and depth == 1 and start is not None:
+                gen = True
+            if t.type not in (tokenize.NL, tokenize.COMMENT) and not fdepth:
+                prev = t
             continue
         if t.string in OPEN:
             depth += 1
             if depth == 1 and start is None:
                 start = t.start[1]
+                after_value = prev is not None and (
+                    (prev.type == tokenize.NAME and prev.string not in _NOT_CALLEE)
+                    or (prev.type == tokenize.OP and prev.string in ")]")
+                    or prev.type == tokenize.STRING)
+                kind = ("call" if t.string == "(" else "subscript" if t.string == "[" else "display") \
+                    if after_value else "display"
         elif t.string in CLOSE:
             depth -= 1
             if depth == 0 and start is not None:
-                return start, t.start[1], commas
+                return start, t.start[1], commas, kind, gen
         elif t.string == "," and depth == 1 and start is not None:
             commas.append(t.start[1])
+        prev = t
     return None
 
 
@@ -82,7 +99,7 @@ def wrap_line(line: str, width: int, indent_unit: str = "    ") -> list[str]:
     got = _top_brackets(body)
     if got is None:
         return [line]
-    o, c, commas = got
+    o, c, commas, kind, gen = got
     head, inner, tail = body[: o + 1], body[o + 1: c], body[c:]
     if not inner.strip():
         return [line]
@@ -92,7 +109,17 @@ def wrap_line(line: str, width: int, indent_unit: str = "    ") -> list[str]:
         return [indent + head, one, indent + tail]
     cuts = [o, *commas, c]
     items = [body[a + 1: b].strip() for a, b in zip(cuts, cuts[1:])]
+    trailing = bool(items) and not items[-1]
     items = [x for x in items if x]  # a trailing comma already there
+    # one item per line with a trailing comma, where a comma keeps the meaning: a call's
+    # arguments (not a lone generator), a tuple, list, dict or set; never a subscript's index or
+    # a parenthesised expression (`(a if c else b)` would become a tuple)
+    comma_ok = (kind == "call" and not (gen and len(items) == 1)) or (
+        kind == "display" and (commas or body[o] != "("))
+    if not comma_ok:
+        if len(items) != 1 or trailing:
+            return [line]
+        return [indent + head, *wrap_line(one, width, indent_unit), indent + tail]
     out = [indent + head]
     for x in items:
         out += wrap_line(inner_ind + x + ",", width, indent_unit)
@@ -123,7 +150,7 @@ def wrap_edits(text: str, edits: list[TextEdit], width: int) -> list[TextEdit]:
             out += wrapped
         else:
             out.append(ln)
-    if not changed:
+    if not changed or not _same_code(new, nl.join(out)):
         return edits
     last = src[hi - 1].rstrip("\r\n")
     return [TextEdit(Span(Pos(lo, 0), Pos(hi, len(last))), nl.join(out))]
@@ -142,3 +169,20 @@ def _indent_unit(text: str) -> str:
         if best is None or len(lead) < len(best):
             best = lead
     return best if best and len(best) in (2, 3, 4, 8) else "    "
+
+
+def _same_code(before: str, after: str) -> bool:
+    """Whether wrapping left the code as it was (same ast); False when that cannot be shown."""
+    import ast
+    import textwrap
+
+    def dump(text: str) -> Optional[str]:
+        try:
+            return ast.dump(ast.parse(textwrap.dedent(text)))
+        except SyntaxError:
+            try:  # an indented block's statements: parse them inside a function
+                return ast.dump(ast.parse("def _():\n" + textwrap.indent(textwrap.dedent(text), " ")))
+            except SyntaxError:
+                return None
+    a = dump(before)
+    return a is not None and a == dump(after)

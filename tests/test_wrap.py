@@ -1,0 +1,40 @@
+"""Wrapping the lines a mend makes too long (rewrite/wrap.py): the code stays the same (ast),
+lines fit where the tokens allow, and a comma is added only where it keeps the meaning."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from graphmend.rewrite.wrap import wrap_line
+
+W = 40
+
+
+@pytest.mark.parametrize("line", [
+    "    x = graphmend.log(logger, 'warning', 'a long message here', x.shape)",
+    "    x = (torch.where(c > 0.5, torch.zeros_like(x).neg(), y) if x.numel() > 2 else y)",  # grouping
+    "    y = table[some_function(alpha, beta, gamma), other_function(delta)]",  # a subscript: no comma
+    "    f(item.value for item in a_rather_long_iterable_name if item)",  # a lone generator
+    "    t = (first_element_name, second_element_name, third_element_name)",  # a tuple
+    "    s = graphmend.format('{:.3f} and {}', graphmend.item(loss_value), nested(a, b, c, d))",
+    "    graphmend.print(f'{x!r:>{width}} and more text', x)  # a comment stays at the end",
+])
+def test_wrapping_keeps_the_code(line):
+    out = wrap_line(line, W)
+    before = ast.dump(ast.parse(line.strip()))
+    after = ast.dump(ast.parse("\n".join(out).strip()))
+    assert before == after, "\n".join(out)
+    assert "# a comment" not in line or out[-1].endswith("# a comment stays at the end")
+
+
+def test_wrapping_fits_like_black():
+    out = wrap_line("        graphmend.raise_if(torch.isnan(x).any(), ValueError, 'hidden states contain NaN')", 88)
+    assert out == ["        graphmend.raise_if(",
+                   "            torch.isnan(x).any(), ValueError, 'hidden states contain NaN'",
+                   "        )"]
+    out = wrap_line("    graphmend.print(aaaaaaaaaa, bbbbbbbbbbbb, cccccccccccc, dddddddddd)", 30)
+    assert out == ["    graphmend.print(", "        aaaaaaaaaa,", "        bbbbbbbbbbbb,", "        cccccccccccc,",
+                   "        dddddddddd,", "    )"]
+    assert wrap_line("    short(a)", 30) == ["    short(a)"]
