@@ -98,3 +98,56 @@ def test_static_finding_matches_dynamo(body, expected, graphs, tmp_path):
         torch._dynamo.reset()
     assert torch.equal(out, mod.f(*args()))
     assert len(counter.graphs) == graphs, text
+
+
+JIT_IGNORED = """\
+import torch
+
+
+@torch.jit.ignore
+def scaled(x):
+    return x * 5
+
+
+@torch.jit.unused
+def shifted(x):
+    return x + 6
+
+
+@torch.compiler.disable
+def skipped(x):
+    return x - 1
+
+
+def f(x):
+    x = x * 2
+    y = scaled(x) + shifted(x)
+    return y * 3
+
+
+def g(x):
+    x = x * 2
+    y = skipped(x)
+    return y * 3
+
+
+compiled = torch.compile(f), torch.compile(g)
+"""
+
+
+def test_jit_ignored_functions_are_inlined_not_skipped(tmp_path):
+    """`torch.jit.ignore`/`unused` are TorchScript markers: Dynamo inlines those functions (one
+    graph), so their calls are no GM403; `torch.compiler.disable` does make Dynamo skip (two
+    graphs) and stays reported."""
+    fa = analyze_source(JIT_IGNORED, "jit.py")
+    assert [(fd.code, fd.span.start.line) for fd in fa.findings] == [("GM403", 27)]
+    mod = load_module(JIT_IGNORED, tmp_path, "jit_ignored")
+    for fn, graphs in ((mod.f, 1), (mod.g, 2)):
+        counter = Counter()
+        torch._dynamo.reset()
+        try:
+            out = torch.compile(fn, backend=counter)(torch.arange(3.0))
+        finally:
+            torch._dynamo.reset()
+        assert torch.equal(out, fn(torch.arange(3.0)))
+        assert len(counter.graphs) == graphs, fn.__name__
