@@ -72,6 +72,9 @@ CASES = {
     "linspace-steps-kw-tensor": ("y = x.sum() + torch.linspace(0, 1, steps=n)", [("GM401", 1)], 2),
     "zeros-tuple-with-tensor": ("y = x.sum() + torch.zeros((n, 2))", [("GM401", 1)], 2),
     "full-tensor-size": ("y = x.sum() + torch.full((n,), 1.0)", [("GM401", 1)], 2),
+    "one-hot-int-classes": ("y = x + torch.nn.functional.one_hot(r, 4).sum()", [], 1),
+    "one-hot-tensor-classes": ("y = x.sum() + torch.nn.functional.one_hot(r, n + 1).sum()",
+                               [("GM401", 1)], 2),
     "arange-item": ("y = x.sum() + torch.arange(int(x.sum().item()))", [("GM401", 1)], 2),
     # --- boolean masks: an assignment is an index_put Dynamo traces; a read is dynamic
     "mask-store": ("y = x.clone()\ny[x > 10] = 0.0", [], 1),

@@ -44,6 +44,7 @@ SIZE_FACTORIES = {
     "torch.full": ((0,), ("size",), False),
     "torch.randint": ((0, 1, 2), ("low", "high", "size"), False),
     "torch.eye": ((0, 1), ("n", "m"), False),
+    "torch.nn.functional.one_hot": ((1,), ("num_classes",), False),
 }
 NUMBER_TYPES = frozenset({"int", "float", "bool", "complex", "numbers.Number", "numbers.Integral",
                           "numbers.Real"})
