@@ -216,9 +216,11 @@ def measure(name: str, *, py: Path, site: Path, timeout: float, log) -> dict[str
         row["original"] = orig
         log(f"[{name}] mended (import hook, scope {e.package}) ...")
         hook = ["--hook", e.package, "--hook-unsafe", "--hook-cache-dir", "none"]
+        # --coverage on both sides: the coverage call is one more eager call, and a training step
+        # or an EMA update changes the state the compiled call starts from
         mended = bench.run_child(name, python=str(py), path_prefix=[str(bench.SERVER)], hook=hook,
                                  outputs=str(Path(tmp) / "m.pt"), timeout=timeout, calls=1,
-                                 extra_args=["--realcode"])
+                                 extra_args=["--realcode", "--coverage"])
         row["mended"] = mended
         if orig.get("outputs_file") and mended.get("outputs_file"):
             row["compare"] = bench.compare_sides(orig, mended)
@@ -267,7 +269,8 @@ def table(rows: list[dict[str, Any]], markdown: bool = True) -> str:
         after = str(m.get("breaks")) if m.get("ok") else "ERR"
         ev = "{} -> {}".format(len(o.get("graph_break_log") or []),
                                len(m.get("graph_break_log") or []) if m.get("ok") else "ERR")
-        out.append([r["name"], r["dist"], f"{o.get('breaks')} -> {after}", ev, str(r["named_sites"]),
+        out.append([r["name"] + (f" (kept from {r['reused']})" if r.get("reused") else ""), r["dist"],
+                    f"{o.get('breaks')} -> {after}", ev, str(r["named_sites"]),
                     f"{r['found']}/{r['named_sites']} ({_pct(r['recall'])})",
                     f"{r['findings']} ({r['findings_executed']})", str(r["confirmed"]), _pct(r["precision"]),
                     str(len(r["false_alarms"])), str((r.get("hook") or {}).get("fixes") or 0),
@@ -328,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--venv", default=str(DEFAULT_VENV))
     ap.add_argument("--no-setup", action="store_true", help="use the venv as it is (no pip install)")
     ap.add_argument("--timeout", type=float, default=900, help="per child (s)")
+    ap.add_argument("--reuse", metavar="JSON", help="a previous run's JSON: its rows for the entries not in "
+                                                   "--models are kept (marked in the table), the rest measured")
     ap.add_argument("--json", help="write the rows and totals here")
     ap.add_argument("--markdown", action="store_true", help="print markdown tables")
     args = ap.parse_args(argv)
@@ -345,8 +350,15 @@ def main(argv: list[str] | None = None) -> int:
         setup_venv(venv, log)
     py = venv_python(venv)
     site = site_packages(py)
-    rows = [measure(n, py=py, site=site, timeout=args.timeout, log=log) for n in names]
-    data = {"rows": rows, "totals": totals(rows), "venv": str(venv), "requirements": corpus.REQUIREMENTS}
+    old = {}
+    if args.reuse:
+        prev = json.loads(Path(args.reuse).read_text())
+        old = {r["name"]: {**r, "reused": prev.get("measured", args.reuse)} for r in prev["rows"]}
+    measured = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    rows = [measure(n, py=py, site=site, timeout=args.timeout, log=log) if n in names or n not in old else old[n]
+            for n in (corpus.ENTRIES if old else names)]
+    data = {"rows": rows, "totals": totals(rows), "venv": str(venv), "requirements": corpus.REQUIREMENTS,
+            "measured": measured}
     print(markdown(data) if args.markdown else table(rows, markdown=False))
     if args.json:
         Path(args.json).write_text(json.dumps(data, indent=1, default=str))

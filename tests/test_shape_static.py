@@ -72,6 +72,9 @@ CASES = {
     "linspace-steps-kw-tensor": ("y = x.sum() + torch.linspace(0, 1, steps=n)", [("GM401", 1)], 2),
     "zeros-tuple-with-tensor": ("y = x.sum() + torch.zeros((n, 2))", [("GM401", 1)], 2),
     "full-tensor-size": ("y = x.sum() + torch.full((n,), 1.0)", [("GM401", 1)], 2),
+    "one-hot-int-classes": ("y = x + torch.nn.functional.one_hot(r, 4).sum()", [], 1),
+    "one-hot-tensor-classes": ("y = x.sum() + torch.nn.functional.one_hot(r, n + 1).sum()",
+                               [("GM401", 1)], 2),
     "arange-item": ("y = x.sum() + torch.arange(int(x.sum().item()))", [("GM401", 1)], 2),
     # --- boolean masks: an assignment is an index_put Dynamo traces; a read is dynamic
     "mask-store": ("y = x.clone()\ny[x > 10] = 0.0", [], 1),
@@ -98,3 +101,56 @@ def test_static_finding_matches_dynamo(body, expected, graphs, tmp_path):
         torch._dynamo.reset()
     assert torch.equal(out, mod.f(*args()))
     assert len(counter.graphs) == graphs, text
+
+
+JIT_IGNORED = """\
+import torch
+
+
+@torch.jit.ignore
+def scaled(x):
+    return x * 5
+
+
+@torch.jit.unused
+def shifted(x):
+    return x + 6
+
+
+@torch.compiler.disable
+def skipped(x):
+    return x - 1
+
+
+def f(x):
+    x = x * 2
+    y = scaled(x) + shifted(x)
+    return y * 3
+
+
+def g(x):
+    x = x * 2
+    y = skipped(x)
+    return y * 3
+
+
+compiled = torch.compile(f), torch.compile(g)
+"""
+
+
+def test_jit_ignored_functions_are_inlined_not_skipped(tmp_path):
+    """`torch.jit.ignore`/`unused` are TorchScript markers: Dynamo inlines those functions (one
+    graph), so their calls are no GM403; `torch.compiler.disable` does make Dynamo skip (two
+    graphs) and stays reported."""
+    fa = analyze_source(JIT_IGNORED, "jit.py")
+    assert [(fd.code, fd.span.start.line) for fd in fa.findings] == [("GM403", 27)]
+    mod = load_module(JIT_IGNORED, tmp_path, "jit_ignored")
+    for fn, graphs in ((mod.f, 1), (mod.g, 2)):
+        counter = Counter()
+        torch._dynamo.reset()
+        try:
+            out = torch.compile(fn, backend=counter)(torch.arange(3.0))
+        finally:
+            torch._dynamo.reset()
+        assert torch.equal(out, fn(torch.arange(3.0)))
+        assert len(counter.graphs) == graphs, fn.__name__

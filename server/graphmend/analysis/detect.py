@@ -46,11 +46,15 @@ SIZE_FACTORIES = {
     "torch.full": ((0,), ("size",), False),
     "torch.randint": ((0, 1, 2), ("low", "high", "size"), False),
     "torch.eye": ((0, 1), ("n", "m"), False),
+    "torch.nn.functional.one_hot": ((1,), ("num_classes",), False),
 }
 NUMBER_TYPES = frozenset({"int", "float", "bool", "complex", "numbers.Number", "numbers.Integral",
                           "numbers.Real"})
-DISABLE_DECORATORS = ("torch.compiler.disable", "torch._dynamo.disable", "torch.jit.unused",
-                      "torch.jit.ignore", "torch._disable_dynamo")
+# Decorators that make Dynamo skip a function (a GM403 at its calls). Not `torch.jit.ignore` nor
+# `torch.jit.unused`: they concern TorchScript only, and Dynamo inlines such a function like any
+# other (measured, torch 2.13; vector-quantize-pytorch's `@torch.jit.ignore` codebook init breaks
+# inside, on its own tensor branch).
+DISABLE_DECORATORS = ("torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo")
 
 
 @dataclass
