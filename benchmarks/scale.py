@@ -43,6 +43,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+# The runs start in the copied tree: a relative PYTHONPATH (`PYTHONPATH=server`) would not hold
+# there and an installed graphmend would be measured instead of this checkout's.
+os.environ["PYTHONPATH"] = os.pathsep.join([str(HERE.parent / "server"),
+                                            *(os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)])
 from suite import environment, tool_version  # noqa: E402
 
 MODES = ("no_cache", "cold", "warm", "changed")
