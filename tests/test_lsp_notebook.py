@@ -146,9 +146,9 @@ async def test_quick_fix_edits_the_cells(client: LanguageClient):
     touched = {dc.text_document.uri for dc in fix.edit.document_changes}
     assert touched == {uris[1], model}  # the helper block goes into the first code cell
     new = apply_cells(texts, fix.edit)
-    assert '        _graphmend_print("shape", x.shape)' in new[model].split("\n")
+    assert '        graphmend.print("shape", x.shape)' in new[model].split("\n")
     assert new[uris[1]].startswith("%pip install -q torch\n%load_ext autoreload\nimport torch\nfrom torch import nn\n")
-    assert "# --- graphmend runtime helpers" in new[uris[1]]
+    assert "# --- graphmend runtime v" in new[uris[1]]
     import ast
     code = [new[u] for u, c in zip(uris, cells) if c["cell_type"] == "code"]
     ast.parse(Cells.build(code).text)

@@ -133,9 +133,9 @@ def test_fix_rewrites_only_code_cell_sources(nb: Path, capsys):
     assert changed == [1, 3]  # the first code cell gets the helpers, the model cell the mends
     setup, model = source(after[1]), source(after[3])
     assert setup.startswith("%pip install -q torch\n%load_ext autoreload\nimport torch\nfrom torch import nn\n")
-    assert "# --- graphmend runtime helpers" in setup and "_graphmend_" not in source(after[2])
-    assert "_graphmend_print(\"shape\", x.shape)" in model
-    assert "_graphmend_raise_if(torch.isnan(x).any(), ValueError, \"x contains NaN\")" in model
+    assert "# --- graphmend runtime v" in setup and "_graphmend_" not in source(after[2])
+    assert "graphmend.print(\"shape\", x.shape)" in model
+    assert "graphmend.raise_if(torch.isnan(x).any(), ValueError, \"x contains NaN\")" in model
     assert all(isinstance(c["source"], list) for c in after)  # nbformat's list-of-lines form kept
     # the JSON around the changed sources is byte-identical (nbformat's style, kept)
     raw_before, raw_after = FIXTURE.read_text(), nb.read_text()
@@ -150,7 +150,7 @@ def test_fix_rewrites_only_code_cell_sources(nb: Path, capsys):
 def test_fix_diff_writes_nothing(nb: Path, capsys):
     raw = nb.read_text()
     assert cli.main(["fix", "--diff", str(nb)]) == 1
-    assert '+    "        _graphmend_print(\\"shape\\", x.shape)\\n",' in capsys.readouterr().out
+    assert '+    "        graphmend.print(\\"shape\\", x.shape)\\n",' in capsys.readouterr().out
     assert nb.read_text() == raw
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from graphmend.textlines import split_lines
+from graphmend.rewrite.runtime import INLINE_END
 
 CELL_MARK = "# <graphmend cell {n}>"
 _CELL_RE = re.compile(r"^# <graphmend cell (\d+)>$")
@@ -35,8 +36,8 @@ _MAGIC_RE = re.compile(r"^(\s*)pass  # <graphmend magic (\d+)>$")
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 _ASSIGN_MAGIC = re.compile(r"^\s*[\w.\[\], ]+?\s*=\s*[!%]")
 _HELP = re.compile(r"^\s*(\?\??[\w.]*|[\w.]+\?\??)\s*$")
-_HELPER_BEGIN = re.compile(r"^# --- graphmend runtime helpers\b.*---$")
-_HELPER_END = "# --- end graphmend runtime helpers ---"
+_HELPER_BEGIN = re.compile(r"^# --- graphmend runtime v\d+ \(inline;.*---$")  # rewrite/runtime.py INLINE_BEGIN
+_HELPER_END = INLINE_END
 
 
 class NotebookError(Exception):

@@ -534,7 +534,11 @@ def _fix_one(path: str, external: Optional[dict] = None) -> dict:
         out["error"] = str(e)
         return out
     try:
-        res = rewrite.fix_source(src.text, path, settings, unsafe=unsafe, workspace=ws, external=external)
+        # a notebook carries the runtime inline, in its first code cell (a vendored copy beside
+        # it would be a file the notebook's user never sees)
+        mode = "inline" if src.notebook is not None and settings.runtime == "vendor" else None
+        res = rewrite.fix_source(src.text, path, settings, unsafe=unsafe, workspace=ws, external=external,
+                                 runtime=mode)
     except Exception as e:
         res = None
         out["error"] = _internal_error("fixing", e)

@@ -312,16 +312,16 @@ async function pythonFile(page, ws) {
   await until(`the lightbulb has no "GraphMend (${print.code})" fix`, () => fixRow.isVisible(), 30_000);
   await screenshot(page, 'lightbulb');
   await chooseAction(page, `GraphMend (${print.code})`);
-  await until('the quick fix did not change the buffer (no _graphmend_print call)', async () => {
+  await until('the quick fix did not change the buffer (no graphmend.print call)', async () => {
     await page.keyboard.press('ArrowRight'); // reveal the cursor: the helper block above moved the text down
     await page.keyboard.press('ArrowLeft');
     const now = await visibleText(page);
-    return now !== before && now.includes('_graphmend_print(');
+    return now !== before && now.includes('graphmend.print(');
   }, 30_000);
   await page.keyboard.press('Control+S');
   await until('the quick-fixed file was not saved with the mend and the helper block', () => {
     const disk = readFileSync(join(ws, file), 'utf8');
-    return disk.includes('_graphmend_print(') && disk.includes('# --- graphmend runtime helpers');
+    return disk.includes('graphmend.print(') && disk.includes('# --- graphmend runtime v');
   }, 20_000);
   await screenshot(page, 'quick-fix-applied');
 
@@ -364,7 +364,7 @@ async function fixOnSave(page, ws) {
   await page.keyboard.press('Control+S');
   await until('saving did not mend the file (graphmend.fixOnSave)', () => {
     const disk = readFileSync(join(ws, file), 'utf8');
-    return disk.includes('# edited') && disk.includes('_graphmend_print(');
+    return disk.includes('# edited') && disk.includes('graphmend.print(');
   }, 30_000);
   const left = expectedFindings(file, ws);
   const fixable = left.filter((f) => f.applicability === 'safe');
@@ -396,12 +396,12 @@ async function notebook(page, ws) {
   await until('the notebook cell has no "GraphMend (GM101)" fix', () => fixRow.isVisible(), 30_000);
   await chooseAction(page, `GraphMend (${print.code})`);
   await until('the notebook quick fix did not change the cell', async () =>
-    text(await page.locator('.notebookOverlay .cell-editor-container .view-lines').allInnerTexts().then((a) => a.join('\n'))).includes('_graphmend_print('), 30_000);
+    text(await page.locator('.notebookOverlay .cell-editor-container .view-lines').allInnerTexts().then((a) => a.join('\n'))).includes('graphmend.print('), 30_000);
   await page.keyboard.press('Control+S');
   await until('the saved notebook lacks the mend or the helper block in its first code cell', () => {
     const nb = JSON.parse(readFileSync(join(ws, file), 'utf8'));
     const code = nb.cells.filter((c) => c.cell_type === 'code').map((c) => [].concat(c.source).join(''));
-    return code[0].includes('# --- graphmend runtime helpers') && code.some((s) => s.includes('_graphmend_print(')) &&
+    return code[0].includes('# --- graphmend runtime v') && code.some((s) => s.includes('graphmend.print(')) &&
       nb.cells[print.cell - 1].outputs !== undefined;
   }, 30_000);
   await screenshot(page, 'notebook-quick-fix');
@@ -429,8 +429,8 @@ async function notebook(page, ws) {
   await guardRow.dblclick();
   await page.waitForTimeout(500);
   await command(page, 'GraphMend: Mend All Graph Breaks in This File');
-  await until('"Mend all" did not change the notebook cell (no _graphmend_raise_if)', async () =>
-    text(await page.locator('.notebookOverlay .cell-editor-container .view-lines').allInnerTexts().then((a) => a.join('\n'))).includes('_graphmend_raise_if('), 30_000);
+  await until('"Mend all" did not change the notebook cell (no graphmend.raise_if)', async () =>
+    text(await page.locator('.notebookOverlay .cell-editor-container .view-lines').allInnerTexts().then((a) => a.join('\n'))).includes('graphmend.raise_if('), 30_000);
   await page.keyboard.press('Control+S');
   await until('after "Mend all" the saved notebook differs from `graphmend fix` of it', () =>
     JSON.stringify(cellsOf(join(ws, file))) === JSON.stringify(wantCells), 20_000);
@@ -471,7 +471,10 @@ async function main() {
   copyFileSync(join(ws, 'tiny_model.py'), join(ws, 'save_me.py'));
   copyFileSync(join(REPO, 'tests', 'notebook_fixtures', 'model.ipynb'), join(ws, 'model.ipynb'));
   mkdirSync(join(ws, '.vscode'), { recursive: true });
-  writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'graphmend.interpreter': [GM_PYTHON] }, null, 2));
+  // runtime inline: the helper block lands in the file itself, so each step can check the saved
+  // file alone (the vendored CreateFile path is covered by tests/test_lsp.py through pytest-lsp)
+  writeFileSync(join(ws, '.vscode', 'settings.json'),
+    JSON.stringify({ 'graphmend.interpreter': [GM_PYTHON], 'graphmend.runtime': 'inline' }, null, 2));
 
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], headless: true });
   const cs = await startCodeServer(root, ws, 'main');

@@ -102,7 +102,7 @@ async def code_actions(server: "GraphMendServer", params: types.CodeActionParams
                    "line": f.span.start.line, "col": f.span.start.col}
             if f.fixable and f.site is not None:
                 action = types.CodeAction(
-                    title=fix_title(f) + probe_suffix(server) + inline_note(server, checked),
+                    title=fix_title(f) + probe_suffix(server) + inline_note(server, checked, doc),
                     kind=types.CodeActionKind.QuickFix, diagnostics=diags,
                     is_preferred=f.applicability is Applicability.SAFE, data={**key, "action": "fix"})
                 if not lazy:
@@ -120,7 +120,7 @@ async def code_actions(server: "GraphMendServer", params: types.CodeActionParams
             out.append(ignore)
     if _wanted(FIX_ALL_KIND, only) and checked.syntax_error is None and not too_large(checked.text) and any(
             _in_fix_all(f, checked) for f in checked.findings):
-        action = types.CodeAction(title=FIX_ALL_TITLE + inline_note(server, checked), kind=FIX_ALL_KIND,
+        action = types.CodeAction(title=FIX_ALL_TITLE + inline_note(server, checked, doc), kind=FIX_ALL_KIND,
                                   data={"uri": uri, "version": checked.version, "action": "fixAll"})
         if not lazy:
             action.edit = await fix_all_edit(server, uri)
@@ -171,18 +171,22 @@ def can_create_files(server: "GraphMendServer") -> bool:
         (getattr(o, "value", o)) == "create" for o in ops)
 
 
-def runtime_mode(server: "GraphMendServer", checked: Checked) -> str:
+def runtime_mode(server: "GraphMendServer", checked: Checked, doc: Optional[Document] = None) -> str:
     """The runtime mode the editor's edits use: the setting's, but inline for "vendor" where the
-    client cannot create the copy (or the document is no file)."""
+    client cannot create the copy, and in a notebook (its runtime goes in the first code cell)."""
     mode = getattr(checked.settings, "runtime", "vendor")
-    if mode == "vendor" and not can_create_files(server):
+    if mode == "vendor" and (not can_create_files(server) or is_notebook(doc)):
         return "inline"
     return mode
 
 
-def inline_note(server: "GraphMendServer", checked: Checked) -> str:
+def is_notebook(doc: Optional[Document]) -> bool:
+    return doc is not None and str(doc.path).endswith(".ipynb")
+
+
+def inline_note(server: "GraphMendServer", checked: Checked, doc: Optional[Document] = None) -> str:
     return INLINE_NOTE if getattr(checked.settings, "runtime", "vendor") == "vendor" \
-        and runtime_mode(server, checked) == "inline" else ""
+        and not is_notebook(doc) and runtime_mode(server, checked, doc) == "inline" else ""
 
 
 def vendor_operations(doc: Document, new_text: str) -> list:
@@ -237,7 +241,7 @@ def finding_edits(checked: Checked, f: Finding, mode: str = "vendor", path: str 
 
 
 def fix_edit(server: "GraphMendServer", doc: Document, checked: Checked, f: Finding) -> Optional[types.WorkspaceEdit]:
-    mode = runtime_mode(server, checked)
+    mode = runtime_mode(server, checked, doc)
     edits = finding_edits(checked, f, mode, doc.path)
     if not edits:
         return None
@@ -333,7 +337,7 @@ async def fix_all_edits(server: "GraphMendServer", uri: str, mode: Optional[str]
     if too_large(checked.text):
         log.info("%s: %s", doc.path, TOO_LARGE)
         return doc, checked, []
-    mode = mode or runtime_mode(server, checked)
+    mode = mode or runtime_mode(server, checked, doc)
     if not isinstance(checked.fix_all, dict):
         checked.fix_all = {}
     if mode not in checked.fix_all:  # once per version and mode (seconds in a huge file), shared
@@ -349,7 +353,7 @@ async def fix_all_edit(server: "GraphMendServer", uri: str) -> Optional[types.Wo
     if not edits or doc is None or doc.version != checked.version:
         return None
     create = vendor_operations(doc, "\n".join(e.text for e in edits)) \
-        if runtime_mode(server, checked) == "vendor" else []
+        if runtime_mode(server, checked, doc) == "vendor" else []
     return workspace_edit(server, doc, checked.version, edits, create)
 
 
@@ -363,7 +367,7 @@ async def will_save_edits(server: "GraphMendServer", uri: str) -> list[types.Tex
     doc, checked, edits = await fix_all_edits(server, uri)
     if not edits or doc is None or checked is None or doc.version != checked.version:
         return []
-    if runtime_mode(server, checked) == "vendor":
+    if runtime_mode(server, checked, doc) == "vendor":
         create = vendor_operations(doc, "\n".join(e.text for e in edits))
         if create and not await _apply(server, types.WorkspaceEdit(document_changes=create),
                                        "GraphMend: create the vendored runtime"):

@@ -289,7 +289,7 @@ def _plan(site: Site, ctx: Context):
         m, zs = ctx.src(t.slice), ctx.src(z)
         pre = ""
         if not isinstance(t.slice, ast.Name):  # evaluate the mask once, before the write
-            pre, m = f"_gm_mask = {m}\n{ctx.indent_of(s)}", "_gm_mask"
+            pre, m = f"gm_mask = {m}\n{ctx.indent_of(s)}", "gm_mask"
         mr = f"{m}.reshape({m}.shape + (1,) * ({zs}.dim() - {m}.dim()))"
         if isinstance(s, ast.Assign):
             y = s.value.value
@@ -396,13 +396,20 @@ EXAMPLES = [
     Example("GM603: copy the selected entries of another tensor",
             _H + "def f(x, y):\n    x = x.clone()\n    m = y > 0\n    x[m] = y[m]\n    return x\n", ["GM603"],
             _H + "def f(x, y):\n    x = x.clone()\n    m = y > 0\n"
-            "    x.copy_(torch.where(m.reshape(m.shape + (1,) * (x.dim() - m.dim())), y.to(x.dtype), x))\n"
+            "    x.copy_(\n"
+            "        torch.where(m.reshape(m.shape + (1,) * (x.dim() - m.dim())), y.to(x.dtype), x)\n"
+            "    )\n"
             "    return x\n", unsafe=True),
     Example("GM603: a masked in-place update",
             _H + "def f(x):\n    x = x.clone()\n    x[x > 0] += 1.0\n    return x\n", ["GM603"],
-            _H + "def f(x):\n    x = x.clone()\n    _gm_mask = x > 0\n"
-            "    x.copy_(torch.where(_gm_mask.reshape(_gm_mask.shape + (1,) * (x.dim() - _gm_mask.dim())), "
-            "(x + 1.0).to(x.dtype), x))\n    return x\n", unsafe=True),
+            _H + "def f(x):\n    x = x.clone()\n    gm_mask = x > 0\n"
+            "    x.copy_(\n"
+            "        torch.where(\n"
+            "            gm_mask.reshape(gm_mask.shape + (1,) * (x.dim() - gm_mask.dim())),\n"
+            "            (x + 1.0).to(x.dtype),\n"
+            "            x,\n"
+            "        ),\n"
+            "    )\n    return x\n", unsafe=True),
     Example("GM604: set mask entries row by row from nonzero (safe: the target has the condition's shape)",
             _H + "def f(x):\n    m = torch.zeros_like(x, dtype=torch.bool)\n"
             "    for i in torch.nonzero(x > 1):\n        m[tuple(i)] = True\n    return m\n", ["GM604"],

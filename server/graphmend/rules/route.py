@@ -13,12 +13,12 @@ Mended forms (plain torch code, no runtime helper):
   hit = (mask.sum(dim=(-1, -2)) > 0).nonzero(as_tuple=True)[0].tolist()
       ->  hit = range((mask.sum(dim=(-1, -2)) > 0).shape[0])        # every expert position
   idx, top_x = torch.where(expert_mask[e])                          # the routed (choice, token) pairs
-      ->  _gm_routed = expert_mask[e] != 0
+      ->  gm_routed = expert_mask[e] != 0
           idx, top_x = [g.reshape(-1) for g in torch.meshgrid(
-              *[torch.arange(n, device=_gm_routed.device) for n in _gm_routed.shape], indexing="ij")]
-          _gm_routed = _gm_routed.reshape(-1)                       # ALL pairs, and which are routed
+              *[torch.arange(n, device=gm_routed.device) for n in gm_routed.shape], indexing="ij")]
+          gm_routed = gm_routed.reshape(-1)                       # ALL pairs, and which are routed
   out.index_add_(0, top_x, y)
-      ->  out.index_add_(0, top_x, torch.where(_gm_routed, (y).movedim(0, -1), 0).movedim(-1, 0))
+      ->  out.index_add_(0, top_x, torch.where(gm_routed, (y).movedim(0, -1), 0).movedim(-1, 0))
   next_states[m] = expert(hidden_states[m])                        # m: a boolean token mask
       ->  next_states.copy_(torch.where(m.reshape(m.shape + (1,) * (next_states.dim() - m.dim())),
                                         expert(hidden_states), next_states))
@@ -64,6 +64,7 @@ inside an expert draws other random numbers (it now sees more rows).
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -77,7 +78,7 @@ UNSAFE_WHY = ("changes the arithmetic: every expert runs on all {rows} of its ma
               "FLOPs and memory; rows not routed to an expert are dropped with torch.where, so "
               "inf/nan there do not leak; outputs match within a few ulps (often bitwise on the "
               "CPU); a dropout inside an expert draws other random numbers in training")
-ROUTED = "_gm_routed"
+ROUTED = "gm_routed"
 MAX_DEPTH = 3
 
 # per-token layers: a call applies to each row on its own
@@ -907,10 +908,11 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         ind = ctx.indent_of(sel)
         targets = ctx.src(sel.targets[0])
         ms = ctx.src(m) if isinstance(m, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({ctx.src(m)})"
-        lines = [f"{ROUTED} = {ms} != 0  # [Route] every position, and which are routed",
-                 f"{ind}{targets} = [_gm_g.reshape(-1) for _gm_g in {tn}.meshgrid(",
-                 f"{ind}    *[{tn}.arange(_gm_n, device={ROUTED}.device) for _gm_n in {ROUTED}.shape], "
-                 "indexing=\"ij\")]",
+        # short statements (the wrapper splits a long one-line statement, not a multi-line one)
+        lines = ["# [Route] every position, and which are routed",
+                 f"{ind}{ROUTED} = {ms} != 0",
+                 f"{ind}gm_grid = [{tn}.arange(gm_n, device={ROUTED}.device) for gm_n in {ROUTED}.shape]",
+                 f"{ind}{targets} = [gm_g.reshape(-1) for gm_g in {tn}.meshgrid(*gm_grid, indexing=\"ij\")]",
                  f"{ind}{ROUTED} = {ROUTED}.reshape(-1)"]
         edits.append(TextEdit(span_of(sel), "\n".join(lines)))
         for src in plan.combines:
@@ -924,13 +926,29 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         value = ctx.src(s.value)
         for g in plan.mask_gathers:  # gathers inside the value: already rewritten text-wise below
             value = value.replace(ctx.src(g), ctx.src(g.value))
+        if "\n" in value:  # one line, so that the wrapper can split it at the file's line length
+            value = ast.unparse(_Ungather(plan.mask_gathers).visit(copy.deepcopy(s.value)))
         ind = ctx.indent_of(s)
-        text = (f"_gm_mask = {m}  # [Route] every token, kept where routed\n"
-                f"{ind}{z}.copy_({tn}.where(_gm_mask.reshape(_gm_mask.shape + (1,) * ({z}.dim() - _gm_mask.dim())), "
-                f"{value}, {z}))")
+        text = (f"# [Route] every token, kept where routed\n"
+                f"{ind}gm_mask = {m}\n"
+                f"{ind}gm_mask = gm_mask.reshape(gm_mask.shape + (1,) * ({z}.dim() - gm_mask.dim()))\n"
+                f"{ind}{z}.copy_({tn}.where(gm_mask, {value}, {z}))")
         edits = [e for e in edits if not _inside(e, span_of(s))]
         edits.append(TextEdit(span_of(s), text))
     return edits
+
+
+class _Ungather(ast.NodeTransformer):
+    """A copy of an expression with the mask gathers `x[m]` replaced by `x` (the whole block)."""
+
+    def __init__(self, gathers) -> None:
+        self.keys = {(g.lineno, g.col_offset, g.end_lineno, g.end_col_offset): g.value for g in gathers}
+
+    def visit_Subscript(self, node):
+        key = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+        if key in self.keys:
+            return copy.deepcopy(self.keys[key])
+        return self.generic_visit(node)
 
 
 def _inside(e: TextEdit, span) -> bool:
@@ -976,17 +994,26 @@ _MIXTRAL_LOOP = (
 _MIXTRAL_MENDED_LOOP = (
     "        for expert_idx in expert_hit:\n"
     "            expert_layer = self.experts[expert_idx]\n"
-    "            _gm_routed = expert_mask[expert_idx] != 0  # [Route] every position, and which are routed\n"
-    "            idx, top_x = [_gm_g.reshape(-1) for _gm_g in torch.meshgrid(\n"
-    "                *[torch.arange(_gm_n, device=_gm_routed.device) for _gm_n in _gm_routed.shape], "
-    "indexing=\"ij\")]\n"
-    "            _gm_routed = _gm_routed.reshape(-1)\n"
+    "            # [Route] every position, and which are routed\n"
+    "            gm_routed = expert_mask[expert_idx] != 0\n"
+    "            gm_grid = [\n"
+    "                torch.arange(gm_n, device=gm_routed.device) for gm_n in gm_routed.shape\n"
+    "            ]\n"
+    "            idx, top_x = [\n"
+    "                gm_g.reshape(-1) for gm_g in torch.meshgrid(*gm_grid, indexing=\"ij\")\n"
+    "            ]\n"
+    "            gm_routed = gm_routed.reshape(-1)\n"
     "            if top_x.shape[0] == 0:\n"
     "                continue\n"
     "            current_state = hidden_states[None, top_x].reshape(-1, hidden_dim)\n"
     "            current = expert_layer(current_state) * routing_weights[top_x, idx, None]\n"
-    "            final.index_add_(0, top_x, torch.where(_gm_routed, (current.to(hidden_states.dtype))"
-    ".movedim(0, -1), 0).movedim(-1, 0))\n"
+    "            final.index_add_(\n"
+    "                0,\n"
+    "                top_x,\n"
+    "                torch.where(\n"
+    "                    gm_routed, (current.to(hidden_states.dtype)).movedim(0, -1), 0\n"
+    "                ).movedim(-1, 0),\n"
+    "            )\n"
 )
 _HIT = "        expert_hit = (expert_mask.sum(dim=(-1, -2)) > 0).nonzero(as_tuple=True)[0].tolist()\n"
 _HIT_MENDED = "        expert_hit = range((expert_mask.sum(dim=(-1, -2)) > 0).shape[0])\n"
@@ -1104,14 +1131,27 @@ EXAMPLES = [
         '        expert_mask = expert_mask.permute(2, 0, 1)\n'
         '        for expert_idx in range(len(self.experts)):\n'
         '            expert = self.experts[expert_idx]\n'
-        '            _gm_routed = expert_mask[expert_idx] != 0  # [Route] every position, and which are routed\n'
-        '            token_indices, weight_indices = [_gm_g.reshape(-1) for _gm_g in torch.meshgrid(\n'
-        '                *[torch.arange(_gm_n, device=_gm_routed.device) for _gm_n in _gm_routed.shape], indexing="ij")]\n'
-        '            _gm_routed = _gm_routed.reshape(-1)\n'
+        '            # [Route] every position, and which are routed\n'
+        '            gm_routed = expert_mask[expert_idx] != 0\n'
+        '            gm_grid = [\n'
+        '                torch.arange(gm_n, device=gm_routed.device) for gm_n in gm_routed.shape\n'
+        '            ]\n'
+        '            token_indices, weight_indices = [\n'
+        '                gm_g.reshape(-1) for gm_g in torch.meshgrid(*gm_grid, indexing="ij")\n'
+        '            ]\n'
+        '            gm_routed = gm_routed.reshape(-1)\n'
         '            if token_indices.numel() > 0:\n'
         '                expert_weights = topk_weights[token_indices, weight_indices]\n'
         '                expert_output = expert(hidden_states[token_indices])\n'
-        '                final.index_add_(0, token_indices, torch.where(_gm_routed, (expert_output * expert_weights.unsqueeze(-1)).movedim(0, -1), 0).movedim(-1, 0))\n'
+        '                final.index_add_(\n'
+        '                    0,\n'
+        '                    token_indices,\n'
+        '                    torch.where(\n'
+        '                        gm_routed,\n'
+        '                        (expert_output * expert_weights.unsqueeze(-1)).movedim(0, -1),\n'
+        '                        0,\n'
+        '                    ).movedim(-1, 0),\n'
+        '                )\n'
         '        return final\n'
     ),
         unsafe=True),
@@ -1129,10 +1169,18 @@ EXAMPLES = [
         _TOP1 + (
         '        idx_mask = range(idx_mask.shape[0])\n'
         '        for idx in idx_mask:\n'
-        '            _gm_mask = router_mask[:, :, idx]  # [Route] every token, kept where routed\n'
-        '            next_states.copy_(torch.where(_gm_mask.reshape(_gm_mask.shape + (1,) * (next_states.dim() - _gm_mask.dim())), getattr(self.experts, f"expert_{idx}")(\n'
-        '                hidden_states\n'
-        '            ), next_states))\n'
+        '            # [Route] every token, kept where routed\n'
+        '            gm_mask = router_mask[:, :, idx]\n'
+        '            gm_mask = gm_mask.reshape(\n'
+        '                gm_mask.shape + (1,) * (next_states.dim() - gm_mask.dim())\n'
+        '            )\n'
+        '            next_states.copy_(\n'
+        '                torch.where(\n'
+        '                    gm_mask,\n'
+        "                    getattr(self.experts, f'expert_{idx}')(hidden_states),\n"
+        '                    next_states,\n'
+        '                ),\n'
+        '            )\n'
         '        return router_probs * next_states\n'
     ),
         unsafe=True),
