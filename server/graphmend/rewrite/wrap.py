@@ -72,30 +72,12 @@ def _top_brackets(line: str):
     return None
 
 
-def _trailing_comment(body: str) -> Optional[str]:
-    """The comment ending the stripped line `body` after some code, or None."""
-    toks = _tokens(body)
-    if not toks:
-        return None
-    code = [t for t in toks if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER,
-                                              tokenize.INDENT, tokenize.DEDENT)]
-    if len(code) >= 2 and code[-1].type == tokenize.COMMENT and code[-1].start[0] == 1:
-        return body[code[-1].start[1]:]
-    return None
-
-
 def wrap_line(line: str, width: int, indent_unit: str = "    ") -> list[str]:
     """`line` (no newline) as one or more lines no longer than `width` where that is possible."""
     if len(line) <= width:
         return [line]
     indent = line[: len(line) - len(line.lstrip())]
     body = line.strip()
-    comment = _trailing_comment(body)
-    if comment is not None:
-        # a comment the mend wrote after its code goes on its own line above it, as a person
-        # would move it, rather than splitting the code around it
-        code = body[: len(body) - len(comment)].rstrip()
-        return [indent + comment, *wrap_line(indent + code, width, indent_unit)]
     got = _top_brackets(body)
     if got is None:
         return [line]
