@@ -172,11 +172,11 @@ def test_fix_all_is_computed_once_per_version(monkeypatch):
     from graphmend.lsp import actions
     calls = []
 
-    def fake(server, path, checked):
+    def fake(server, path, checked, mode="vendor"):
         calls.append(path)
         return ["edit"]
     monkeypatch.setattr(actions, "fix_all_text_edits", fake)
-    checked = SimpleNamespace(fix_all=None, text="x = 1\n")
+    checked = SimpleNamespace(fix_all=None, text="x = 1\n", settings=SimpleNamespace(runtime="inline"))
 
     async def current(uri):
         return checked
