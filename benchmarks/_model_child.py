@@ -717,8 +717,8 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
     logging.getLogger("torch._dynamo.guards.__recompiles").addHandler(recompile_handler)
     # every graph break with its user file:line, also those whose graph before it is empty (which
     # the counting backend never sees: a logger call before any tensor op of its frame)
-    break_log = _ListHandler()
-    logging.getLogger("torch._dynamo.symbolic_convert.__graph_breaks").addHandler(break_log)
+    break_records = _ListHandler()
+    logging.getLogger("torch._dynamo.symbolic_convert.__graph_breaks").addHandler(break_records)
 
     saved: dict[str, dict[str, Any]] = {}
     with (contextlib.nullcontext() if grad else torch.no_grad()):
@@ -810,8 +810,8 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
         result["recompiles"] = len(recompile_handler.records)
         result["recompiles_per_call"] = recompiles_per_call
         result["recompile_reasons"] = list(recompile_handler.records)
-        result["graph_break_log"] = graph_break_log(break_log.records)
-        break_log.records.clear()
+        result["graph_break_log"] = graph_break_log(break_records.records)
+        break_records.records.clear()
         result["counters"] = {k: dict(v) for k, v in counters.items()
                               if k in ("stats", "frames", "graph_break", "resumes")}
         result["compile_error"] = compile_error
