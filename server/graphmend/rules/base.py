@@ -138,3 +138,16 @@ def uses_after(site: Site, names: set[str]) -> set[str]:
             out.add(n.id)
     return out
 
+
+
+# What a detection that reads a whole function may raise on code it does not understand.
+UNREADABLE = (AttributeError, IndexError, KeyError, TypeError, ValueError, RecursionError)
+
+
+def claim_safely(claim, sites: list, fi, symbols) -> list:
+    """`claim(sites, fi, symbols)`, or the sites as they were when it cannot read the code: a
+    rule that takes over other rules' sites never loses a function's other findings."""
+    try:
+        return claim(sites, fi, symbols)
+    except UNREADABLE:
+        return sites

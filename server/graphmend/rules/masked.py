@@ -44,7 +44,7 @@ from typing import Optional
 
 from graphmend.analysis.detect import Site
 from graphmend.findings import Applicability, TextEdit
-from graphmend.rules.base import Context, Example, Verdict
+from graphmend.rules.base import claim_safely, Context, Example, Verdict
 
 CODES = ("GM602", "GM603", "GM604")
 MASK_FUNCS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_not"})
@@ -224,12 +224,7 @@ def _pure(e: ast.expr) -> bool:
 
 
 def claim_sites(sites: list[Site], fi, symbols) -> list[Site]:
-    """Never lose the other findings of a function: on code this detection cannot read, the sites
-    stay as they were."""
-    try:
-        return _claim(sites, fi, symbols)
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError, RecursionError):
-        return sites
+    return claim_safely(_claim, sites, fi, symbols)
 
 
 def _claim(sites: list[Site], fi, symbols) -> list[Site]:
