@@ -212,6 +212,12 @@ def _stmt_nodes(tree: ast.Module, f: Finding, lines: LineIndex):
                     if best_key is None or key >= best_key:
                         best, best_key = st, key
                         nxt = seq[i + 1] if i + 1 < len(seq) else None
+    if f.code == "GM601":  # [Route] rewrites its whole dispatch loop (and the hit list before it)
+        loops = [n for n in ast.walk(tree) if isinstance(n, ast.For)
+                 and (n.lineno, 0) <= (s.start.line, s.start.col) and n.end_lineno >= s.end.line]
+        if loops:
+            return max(loops, key=lambda n: n.lineno), None
+        return best, (nxt if isinstance(nxt, ast.For) else None)
     if not (f.code == "GM201" and isinstance(nxt, ast.Return)):
         nxt = None
     return best, nxt
@@ -289,8 +295,8 @@ def ast_problems(p: Pass) -> list[str]:
     for f, _ in p.applied:
         sites.append(((f.span.start.line, f.span.start.col), (f.span.end.line, f.span.end.col)))
         best, nxt = _stmt_nodes(t0, f, lines)
-        for m in ([nxt] if nxt is not None else []) + (_stmts(best)[1:] if best is not None else []):
-            allowed[h0[id(m)]] += 1  # the folded return; the statements inside the mended one
+        for m in (_stmts(nxt) if nxt is not None else []) + (_stmts(best)[1:] if best is not None else []):
+            allowed[h0[id(m)]] += 1  # the folded return or [Route]'s loop; the statements inside the mended one
     for n in s0:
         a = (n.lineno, lines.col(n.lineno, n.col_offset))
         b = (n.end_lineno, lines.col(n.end_lineno, n.end_col_offset))
