@@ -38,3 +38,18 @@ def test_wrapping_fits_like_black():
     assert out == ["    graphmend.print(", "        aaaaaaaaaa,", "        bbbbbbbbbbbb,", "        cccccccccccc,",
                    "        dddddddddd,", "    )"]
     assert wrap_line("    short(a)", 30) == ["    short(a)"]
+
+
+def test_mended_lines_carry_no_trailing_whitespace():
+    """A logger call whose arguments start on the next line: the logger and method go after `(`
+    with no space left at the end of that line (ruff W291 would flag it in the user's diff)."""
+    from graphmend.config import Settings
+    from graphmend.rewrite.apply import fix_source
+    src = ("import logging\nimport torch\nlogger = logging.getLogger(__name__)\n\n"
+           "@torch.compile\ndef f(x):\n    logger.warning_once(\n        'a message that is long enough',\n"
+           "    )\n    logger.info(  # keep this comment\n        'b'\n    )\n    return x + 1\n")
+    out = fix_source(src, "<string>", Settings(runtime="import")).text
+    assert "graphmend.log(logger, 'warning_once',\n" in out, out
+    assert "graphmend.log(logger, 'info',   # keep this comment\n" in out, out  # the comment stays put
+    assert [ln for ln in out.splitlines() if ln != ln.rstrip()] == []
+    ast.parse(out)

@@ -304,6 +304,8 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     has_args = bool(call.args or call.keywords)
     if site.code == "GM102":
         lead = f"{ctx.src(call.func.value)}, {ctx.quoted(call.func.attr)}" + (", " if has_args else "")
+        if not line[k + 1:].strip():
+            lead = lead.rstrip()  # the arguments start on the next line: no trailing space left
         edits.append(TextEdit(Span(after_paren, after_paren), lead))
     for a, new in rebuilt.items():
         edits.append(TextEdit(span_of(a), new))
