@@ -9,12 +9,14 @@ export const RUNTIMES = ['vendor', 'import', 'inline'] as const;
 export const LOG_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
 export const CONFIGURATION_PREFERENCES = ['editorFirst', 'filesystemFirst', 'editorOnly'] as const;
 export const PROBE_DEVICES = ['auto', 'cpu', 'cuda'] as const;
+export const SEVERITIES = ['error', 'warning', 'information', 'hint'] as const;
 
 export type Scope = (typeof SCOPES)[number];
 export type Runtime = (typeof RUNTIMES)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type ConfigurationPreference = (typeof CONFIGURATION_PREFERENCES)[number];
 export type ProbeDevice = (typeof PROBE_DEVICES)[number];
+export type Severity = (typeof SEVERITIES)[number];
 
 /** Exactly what the server reads from initializationOptions (camelCase). */
 export interface InitializationOptions {
@@ -23,6 +25,7 @@ export interface InitializationOptions {
   unsafeFixes: boolean;
   runtime: Runtime;
   lineLength: number;
+  conditionalSeverity: Severity;
   scope: Scope;
   select: string[];
   ignore: string[];
@@ -38,6 +41,7 @@ export function defaultOptions(): InitializationOptions {
     unsafeFixes: false,
     runtime: 'vendor',
     lineLength: 88,
+    conditionalSeverity: 'information',
     scope: 'default',
     select: [],
     ignore: [],
@@ -125,6 +129,7 @@ export function readInitializationOptions(config: ConfigurationReader): ReadResu
     unsafeFixes: r.bool('unsafeFixes', d.unsafeFixes),
     runtime: r.choice('runtime', RUNTIMES, d.runtime),
     lineLength: r.positiveNumber('lineLength', d.lineLength),
+    conditionalSeverity: r.choice('conditionalSeverity', SEVERITIES, d.conditionalSeverity),
     scope: r.choice('scope', SCOPES, d.scope),
     select: r.strings('select'),
     ignore: r.strings('ignore'),
@@ -172,7 +177,7 @@ export function readInterpreterSetting(config: ConfigurationReader, subs: Substi
 export function needsRestart(affects: (section: string) => boolean): boolean {
   if (!affects('graphmend')) return false;
   const keys = [
-    'enable', 'interpreter', 'fixOnSave', 'unsafeFixes', 'runtime', 'lineLength', 'scope', 'select', 'ignore',
+    'enable', 'interpreter', 'fixOnSave', 'unsafeFixes', 'runtime', 'lineLength', 'conditionalSeverity', 'scope', 'select', 'ignore',
     'logLevel', 'configurationPreference', 'probe',
   ];
   return keys.some((k) => affects(`graphmend.${k}`)) || !affects('graphmend.trace');

@@ -98,6 +98,7 @@ for (const [variant, load] of variants) describe(`the language client against a 
       unsafeFixes: false,
       runtime: 'vendor',
       lineLength: 88,
+      conditionalSeverity: 'information',
       scope: 'compiled',
       select: ['GM1', 'GM2'],
       ignore: [],

@@ -24,6 +24,7 @@ describe('readInitializationOptions', () => {
       unsafeFixes: false,
       runtime: 'vendor',
       lineLength: 88,
+      conditionalSeverity: 'information',
       scope: 'default',
       select: [],
       ignore: [],
@@ -42,6 +43,7 @@ describe('readInitializationOptions', () => {
         unsafeFixes: true,
         runtime: 'inline',
         lineLength: 100,
+        conditionalSeverity: 'hint',
         scope: 'module',
         select: ['GM1', 'GM201'],
         ignore: ['GM403'],
@@ -59,6 +61,7 @@ describe('readInitializationOptions', () => {
       unsafeFixes: true,
       runtime: 'inline',
       lineLength: 100,
+      conditionalSeverity: 'hint',
       scope: 'module',
       select: ['GM1', 'GM201'],
       ignore: ['GM403'],
@@ -151,7 +154,7 @@ describe('package.json contributes the settings read here', () => {
   it('with every option key of initializationOptions, plus the client-side interpreter and trace', () => {
     const keys = Object.keys(props).map((k) => k.replace(/^graphmend\./, '')).sort();
     const expected = [
-      'configurationPreference', 'enable', 'fixOnSave', 'ignore', 'interpreter', 'lineLength', 'logLevel',
+      'conditionalSeverity', 'configurationPreference', 'enable', 'fixOnSave', 'ignore', 'interpreter', 'lineLength', 'logLevel',
       'probe.device', 'probe.enable', 'probe.timeoutSeconds', 'runtime', 'scope', 'select', 'trace.server',
       'unsafeFixes',
     ];
@@ -163,6 +166,7 @@ describe('package.json contributes the settings read here', () => {
     assert.deepEqual(props['graphmend.logLevel'].enum, ['error', 'warning', 'info', 'debug']);
     assert.deepEqual(props['graphmend.configurationPreference'].enum, ['editorFirst', 'filesystemFirst', 'editorOnly']);
     assert.deepEqual(props['graphmend.probe.device'].enum, ['auto', 'cpu', 'cuda']);
+    assert.deepEqual(props['graphmend.conditionalSeverity'].enum, ['error', 'warning', 'information', 'hint']);
   });
 });
 
