@@ -885,9 +885,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="record the transformers lines one eager call executes (result['coverage'])")
     ap.add_argument("--build-only", action="store_true",
                     help="only import transformers and build the model (import-time measurements)")
+    ap.add_argument("--without-graphmend", action="store_true",
+                    help="make `import graphmend` fail (sys.modules entry None) before anything runs: "
+                         "mended code must need only its vendored runtime copy")
     ap.add_argument("--realcode", action="store_true",
                     help="--spec names an entry of benchmarks/realcode_corpus.py (not transformers)")
     args = ap.parse_args(argv)
+    if args.without_graphmend:
+        if args.hook:
+            ap.error("--without-graphmend and --hook exclude each other (the hook is graphmend)")
+        sys.modules["graphmend"] = None  # type: ignore[assignment]  # ImportError on import
     real_stdout = sys.stdout
     finder = None
     extra: dict[str, Any] = {}
@@ -916,6 +923,8 @@ def main(argv: list[str] | None = None) -> int:
                   "traceback": traceback.format_exc()}
     if finder is not None:
         result["hook"] = hook_summary(finder)
+    if args.without_graphmend:
+        result["graphmend_importable"] = "graphmend" in sys.modules and sys.modules["graphmend"] is not None
     sys.stdout = real_stdout
     real_stdout.write("\n" + json.dumps(result, default=str) + "\n")
     real_stdout.flush()

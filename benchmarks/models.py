@@ -33,6 +33,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -509,9 +510,13 @@ def measure_spec(spec: str, *, side: str = "both", python: str = sys.executable,
                                "error": f"not measured: fix {fix['status']} ({fix.get('detail', '')})"}
             return entry
         log(f"[{spec}] mended ...")
+        # the mended copy must run on its vendored runtime alone: graphmend is made unimportable
+        # there (unless the fix command asked for `--runtime import`)
+        needs_gm = re.search(r"--runtime[= ]import", fix_cmd) is not None
         mended = run_child(spec, python=python, path_prefix=[str(workdir / "mended"), str(SERVER)],
                            outputs=str(workdir / "mended.pt"), timeout=timeout, calls=calls,
-                           explain=explain, auto_class=auto_class)
+                           explain=explain, auto_class=auto_class,
+                           extra_args=[] if needs_gm else ["--without-graphmend"])
         tf_file = str(mended.get("transformers_file", ""))
         if mended.get("transformers_file") and not tf_file.startswith(str(workdir / "mended")):
             mended["ok"] = False
@@ -812,6 +817,8 @@ def totals(results: list[dict[str, Any]]) -> dict[str, Any]:
                                  f"{b['gb'] or ''} {b['reason'][:60]}".rstrip()
                                  for r in rows for b in r.get("still_breaking") or []],
         "clean_unchanged": sum(1 for c in clean if c["unchanged"]),
+        # rows whose mended copy ran with `import graphmend` failing (its vendored runtime alone)
+        "without_graphmend": sum(1 for r in rows if r["mended"].get("graphmend_importable") is False),
         "not_measured": failed,
         "within_tolerance": [r["spec"] for r in rows if _tolerated(r)
                              and not all(v.get("equal") for v in ((r.get("compare") or {}).get("outputs")
@@ -842,6 +849,9 @@ def format_totals(t: dict[str, Any]) -> str:
     lines.append(f"Mended but still breaking (a break on a line the fix wrote; must be 0): "
                  f"{t.get('still_breaking', 0)}" + (": " + "; ".join(t["still_breaking_sites"])
                                                     if t.get("still_breaking_sites") else ""))
+    if t.get("without_graphmend") is not None:
+        lines.append(f"Mended copies run with graphmend unimportable (the vendored runtime alone): "
+                     f"{t['without_graphmend']} of {t['rows']} rows.")
     if t["by_rewrite"]:
         lines.append("Rewrites applied: " + ", ".join(f"{k} x{v}" for k, v in t["by_rewrite"].items()))
     if t.get("within_tolerance"):
