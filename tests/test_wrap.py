@@ -53,3 +53,37 @@ def test_mended_lines_carry_no_trailing_whitespace():
     assert "graphmend.log(logger, 'info',   # keep this comment\n" in out, out  # the comment stays put
     assert [ln for ln in out.splitlines() if ln != ln.rstrip()] == []
     ast.parse(out)
+
+
+def test_a_mended_statement_that_goes_on_over_the_next_lines_is_split_after_its_open_bracket():
+    """[Trap] keeps a multi-line message as the user wrote it; the first line it writes holds the
+    condition and the exception too, and only that line is split (ibert's quant_modules.py)."""
+    from graphmend.config import Settings
+    from graphmend.rewrite.apply import fix_source
+    src = ("import torch\n\n@torch.compile\ndef f(var_int, max_bit):\n    if True:\n        if True:\n"
+           "            assert var_int.max() < 2**max_bit + 0.1, (\n"
+           "                \"Error detected in overflow handling: \"\n"
+           "                \"`var_int` exceeds `self.max_bit` (the maximum possible bit width)\"\n"
+           "            )\n    return var_int\n")
+    out = fix_source(src, "<string>", Settings(runtime="import"), unsafe=True).text
+    assert "raise_unless" in out, out
+    assert all(len(ln) <= 88 for ln in out.splitlines()), out
+    ns: dict = {}
+    exec(compile(out.replace("@torch.compile\n", ""), "<m>", "exec"), ns)  # the same message, eagerly
+    import torch
+    with pytest.raises(AssertionError, match="^Error detected in overflow handling: `var_int` exceeds"):
+        ns["f"](torch.tensor([9.0]), 3)
+    assert ns["f"](torch.tensor([1.0]), 3).item() == 1.0
+
+
+@pytest.mark.parametrize("line, n", [
+    ("        graphmend.raise_unless(cond_expression_here, AssertionError, 'first part of the text '", 4),
+    ("        f('no comma at the top level after the open bracket' + 'x' * 40 + 'y' * 30", 1),
+    ("        short(a, 'b'", 1),
+])
+def test_split_open_line(line, n):
+    from graphmend.rewrite.wrap import split_open_line
+    out = split_open_line(line, 60)
+    assert len(out) == n, out
+    if n > 1:
+        assert out[0] == "        graphmend.raise_unless(" and out[-1].strip() == "'first part of the text '"

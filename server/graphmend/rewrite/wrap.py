@@ -109,6 +109,57 @@ def wrap_line(line: str, width: int, indent_unit: str = "    ") -> list[str]:
     return out
 
 
+def split_open_line(line: str, width: int, indent_unit: str = "    ") -> list[str]:
+    """The first line of a statement that goes on over the next lines (`f(a, b, "text "` with
+    `"more")` below, as a mend writes when it keeps the user's multi-line argument): the
+    arguments on this line one per line after the bracket left open; the rest stays where it is.
+    [line] when that does not apply or does not shorten it."""
+    if len(line) <= width:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip())]
+    body = line.strip()
+    toks: list[tokenize.TokenInfo] = []
+    try:
+        for t in tokenize.generate_tokens(io.StringIO(body + "\n").readline):
+            toks.append(t)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass  # EOF in a multi-line statement: the tokens of this line are what we need
+    depth, fdepth, start, commas = 0, 0, None, []
+    for t in toks:
+        if t.start[0] != 1:
+            break
+        if t.type == tokenize.COMMENT or (t.type == tokenize.STRING and t.end[0] != 1):
+            return [line]
+        if _FSTRING_START is not None and t.type == _FSTRING_START:
+            fdepth += 1
+        elif _FSTRING_END is not None and t.type == _FSTRING_END:
+            fdepth -= 1
+        if fdepth or t.type != tokenize.OP:
+            continue
+        if t.string in OPEN:
+            depth += 1
+            if depth == 1:
+                start, commas = t.start[1], []
+        elif t.string in CLOSE:
+            depth -= 1
+        elif t.string == "," and depth == 1:
+            commas.append(t.start[1])
+    if depth != 1 or start is None or not commas:
+        return [line]
+    cuts = [start, *commas]
+    items = [body[a + 1: b].strip() for a, b in zip(cuts, cuts[1:])]
+    rest = body[commas[-1] + 1:].strip()
+    if not all(items):
+        return [line]
+    inner = indent + indent_unit
+    out = [indent + body[: start + 1]]
+    for x in items:
+        out += wrap_line(inner + x + ",", width, indent_unit)
+    if rest:
+        out.append(inner + rest)
+    return out
+
+
 def wrap_edits(text: str, edits: list[TextEdit], width: int) -> list[TextEdit]:
     """The edits, or one edit of the same lines with the lines they made longer than `width`
     wrapped. `text`: the text the edits apply to."""
@@ -128,6 +179,8 @@ def wrap_edits(text: str, edits: list[TextEdit], width: int) -> list[TextEdit]:
     for ln in split_lines(new):
         if len(ln) > width and ln not in old_lines:
             wrapped = wrap_line(ln, width, _indent_unit(text))
+            if len(wrapped) == 1:  # the statement goes on over the next lines
+                wrapped = split_open_line(ln, width, _indent_unit(text))
             changed = changed or len(wrapped) > 1
             out += wrapped
         else:
