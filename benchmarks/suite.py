@@ -44,6 +44,8 @@ PARTS = {
                              "--calls", "1", "--timeout", "600", "--jobs", "2"],
                ["--markdown", "--models", "t5"], 7200,
                "Graph breaks eliminated on real models"),
+    "shape": ("mend_shape.py", ["--markdown"], ["--markdown", "--quick"], 3600,
+              "What a mend does to the file"),
     "precision": ("precision.py", ["--markdown"], ["--markdown", "--quick"], 3600,
                   "Static findings against Dynamo"),
     "editor": ("editor.py", ["--markdown"], ["--markdown", "--quick"], 1200, "Editor latency"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from loading import load_path
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "benchmarks" / "suite.py"
 DOCS = ROOT / "docs" / "benchmarks.md"
-PARTS = ["models", "precision", "realcode", "editor", "scale", "speed"]
+PARTS = ["models", "shape", "precision", "realcode", "editor", "scale", "speed"]
 
 
 def _suite():
@@ -145,3 +146,22 @@ def test_applied_rewrites_ignore_declined_findings_of_the_same_code():
     # a fixable site still reported after the fix was not applied
     assert models.applied_rewrites(before, declined + [f("GM102", "defer", True)]) == {
         "GM201/where": 1, "GM102/defer": 1}
+
+
+def test_mend_shape_quick_on_real_files(tmp_path):
+    """issue 12's targets on real transformers files (t5, bart): each mended file gains one import
+    of one vendored copy, no pasted block, no `_gm_` name, no added line over 88 or with trailing
+    whitespace, everything parses, and a second fix changes nothing."""
+    pytest.importorskip("transformers")
+    out = tmp_path / "shape.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "mend_shape.py"), "--quick", "--jobs", "1",
+                        "--json", str(out)], capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    res = json.loads(out.read_text())
+    assert res["files mended"] >= 2 and res["imports added"] == res["files mended"]
+    assert res["vendored copies"] == ["_graphmend_runtime.py"]
+    for k in ("added lines over the line length", "added lines with trailing whitespace",
+              "private _gm_ names in added lines", "pasted helper blocks", "mended files that do not parse",
+              "second fix: files changed", "files with more than one import added"):
+        assert res[k] == [], (k, res[k])
