@@ -43,12 +43,15 @@ Dynamo (torch 2.13, default mode) breaks at the `.tolist()` with GB0033 "Data de
 symbols and runtime asserts; the mend is for the default mode and gives fixed shapes.)
 
 Legality, checked statically (else the mend declines and says why):
-  * the `.tolist()` result is bound to a name that is read only in the router's one `return`
-    tuple; the router class is used in this file only as `self.<attr> = Router(...)`, and each call
-    `self.<attr>(...)` is unpacked into names; the unpacked counts are read only as an argument
-    of calls `self.<b>(..., counts)` whose module (a class of this file) has the pattern above on
-    that parameter; nothing else reads them (packing them into a tuple that travels elsewhere, as
-    JetMoE's attention experts do, declines);
+  * the counts are followed through the file (at most 8 calls deep): a name the `.tolist()`
+    binds; a tuple holding it that is returned (every caller in this file, `self.<attr>(...)` /
+    `self.<attr>.<method>(...)` with `self.<attr> = Cls(...)`, must bind the result to names) or
+    bound to a name; the unpacking of such a tuple; an argument of a call of this file's modules
+    (followed into the parameter). They must end only in the split of an experts' module (below).
+    Any other read (`len()`, a Python branch, an attribute, a tuple stored on `self`, a call of
+    something not in this file) declines, and so does a use of the classes on the way other than
+    `self.<attr> = Cls(...)`, `super(Cls, self)` or `isinstance` (JetMoE's attention experts pass
+    the counts from `map` to `reduce` in `topo_info`: followed);
   * in the experts' `forward`: the counts are read only by the split (dim 0, the default); the
     blocks only as `blocks[i]` in the body of one `for i in range(n)` loop whose only statement
     is `outs.append(<expr>)`, with `outs = []` before it and read only by one
@@ -56,8 +59,8 @@ Legality, checked statically (else the mend declines and says why):
     of GM601: per-row layers, elementwise ops, products with weights that are not routed rows);
   * assumed, not checked: the loop visits every block once, in order (`n` is the number of
     counts: `self.num_experts` against a router that counts over `num_experts` columns), and
-    the counts add up to the rows (the split raises otherwise; the mended code then indexes out
-    of range or keeps the rows past the last block from no expert);
+    the counts add up to the rows (the split raises otherwise; the mended code raises an
+    IndexError when they add up to fewer rows, and runs when they add up to more);
   * the router's return value changes from a list to a tensor: code outside this file that
     calls the router and reads the counts as Python ints would see a tensor.
 
@@ -161,122 +164,234 @@ def _parent_map(func: ast.AST) -> dict[int, ast.AST]:
     return {id(c): p for p in ast.walk(func) for c in ast.iter_child_nodes(p)}
 
 
-def _flow(fi, assign: ast.Assign, symbols) -> Flow:
-    """Where the counts bound by `assign` go: raises Decline when they go nowhere this rule knows;
-    records in `problems` the uses that forbid the mend."""
-    flow = Flow()
-    name = assign.targets[0].id
-    func = fi.node
-    end = assign.end_lineno or assign.lineno
-    if _stores(func, name, end):
-        flow.problems.append(f"`{name}` is assigned again after the `.tolist()`")
-    returns = [n for n in ast.walk(func) if isinstance(n, ast.Return)]
-    parents = _parent_map(func)
-    pos = None
-    for use in _loads(func, name, end):
-        p = parents.get(id(use))
-        if isinstance(p, ast.Tuple) and isinstance(parents.get(id(p)), ast.Return) and len(returns) == 1:
-            pos, width = p.elts.index(use), len(p.elts)
-            continue
-        flow.problems.append(f"`{name}` is also read at line {use.lineno}; only the router's return may "
-                             "pass it on")
-    if pos is None:
-        raise Decline(f"`{name}` is not returned in a tuple by the router's one return")
-    router = fi.cls
-    owners = []
-    for cls in symbols.classes.values():
-        for m in cls.methods.values():
-            for n in ast.walk(m.node):
-                if isinstance(n, ast.Name) and n.id == router.name and isinstance(n.ctx, ast.Load):
-                    p = _parent_map(m.node).get(id(n))
-                    a = _parent_map(m.node).get(id(p)) if isinstance(p, ast.Call) and p.func is n else None
-                    if isinstance(a, ast.Assign) and len(a.targets) == 1 and _self_attr(a.targets[0]):
-                        owners.append((cls, a.targets[0].attr))
-                    else:
-                        flow.problems.append(f"{router.name} is used at line {n.lineno} other than as "
-                                             "`self.<attr> = " + router.name + "(...)`")
-    for node in ast.walk(symbols.tree):
-        if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id == router.name
-                                                  for b in node.bases):
-            flow.problems.append(f"{node.name} subclasses {router.name}")
-    if not owners:
-        raise Decline(f"{router.name} is not built as a submodule in this file")
-    seen = set()
-    for cls, attr in owners:
-        for m in cls.methods.values():
-            parents = _parent_map(m.node)
-            for n in ast.walk(m.node):
-                if not (_self_attr(n) and n.attr == attr and isinstance(n.ctx, ast.Load)):
-                    continue
-                call = parents.get(id(n))
-                stmt = parents.get(id(call))
-                if not (isinstance(call, ast.Call) and call.func is n and isinstance(stmt, ast.Assign)
-                        and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
-                        and len(stmt.targets[0].elts) == width
-                        and all(isinstance(t, ast.Name) for t in stmt.targets[0].elts)):
-                    flow.problems.append(f"the router's result is not unpacked into names at line {n.lineno}")
-                    continue
-                counts = stmt.targets[0].elts[pos].id
-                _consumers(cls, m, stmt, counts, symbols, flow, seen)
-    return flow
+MAX_HOPS = 8
 
 
 def _self_attr(e) -> bool:
     return isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self"
 
 
-def _consumers(cls, m, stmt, counts: str, symbols, flow: Flow, seen: set) -> None:
+def _flow(fi, assign: ast.Assign, symbols) -> Flow:
+    """Where the counts bound by `assign` go, followed through returned and packed tuples, the
+    call sites that unpack them, and the parameters of this file's modules they are passed to;
+    `problems` records every use that forbids the mend, `experts` the splits it rewrites."""
+    flow = Flow()
+    _track(fi.cls, fi, assign.targets[0].id, assign.end_lineno or assign.lineno, (), symbols, flow, set(), 0)
+    return flow
+
+
+def _file_bases(cls, symbols) -> list:
+    """cls and its bases defined in this file, nearest first."""
+    out, todo = [], [cls]
+    while todo:
+        c = todo.pop(0)
+        if c is None or c in out:
+            continue
+        out.append(c)
+        todo += [symbols.classes.get(b.rsplit(".", 1)[-1]) for b in c.bases]
+    return out
+
+
+def _method(cls, name: str, symbols):
+    for c in _file_bases(cls, symbols):
+        if name in c.methods:
+            return c, c.methods[name]
+    return None
+
+
+def _attr_classes(cls, attr: str, symbols) -> Optional[list]:
+    """This file's classes `self.<attr>` holds (looked up in cls and its bases in this file)."""
     from graphmend.rules.route import _attr_kind
-    end = stmt.end_lineno or stmt.lineno
-    if _stores(m.node, counts, end):
-        flow.problems.append(f"`{counts}` is assigned again in {cls.name}.{m.node.name}")
-    parents = _parent_map(m.node)
     ctx = Context("", symbols)
-    for use in _loads(m.node, counts, end):
-        call = parents.get(id(use))
+    for c in _file_bases(cls, symbols):
+        kind = _attr_kind(c, attr, ctx)
+        if kind is not None:
+            return kind[1] if kind[0] == "classes" else None
+    return None
+
+
+def _callees(cls, f: ast.expr, symbols) -> Optional[list]:
+    """(class, method) pairs a call of `f` runs: `self.m(...)` (own method), `self.a(...)` (a
+    submodule's forward), `self.a.m(...)` (a submodule's method); None when not known."""
+    if _self_attr(f):
+        own = _method(cls, f.attr, symbols)
+        if own is not None and f.attr != "forward":
+            return [own]
+        classes = _attr_classes(cls, f.attr, symbols)
+        if not classes:
+            return None
+        got = [_method(q, "forward", symbols) for q in classes]
+        return got if all(got) else None
+    if isinstance(f, ast.Attribute) and _self_attr(f.value):
+        classes = _attr_classes(cls, f.value.attr, symbols)
+        if not classes:
+            return None
+        got = [_method(q, f.attr, symbols) for q in classes]
+        return got if all(got) else None
+    return None
+
+
+def _param_of(fm, call: ast.Call, use, kw) -> Optional[str]:
+    a = fm.node.args
+    params = [x.arg for x in [*a.posonlyargs, *a.args]][1:]
+    if kw:
+        return kw if kw in params + [x.arg for x in a.kwonlyargs] else None
+    i = next((j for j, x in enumerate(call.args) if x is use), None)
+    if i is None or any(isinstance(x, ast.Starred) for x in call.args[:i + 1]) or i >= len(params):
+        return None
+    return params[i]
+
+
+def _track(cls, m, name: str, after: int, path: tuple, symbols, flow: Flow, seen: set, hops: int) -> None:
+    key = (cls.name, m.node.name, name, after, path)
+    if key in seen:
+        return
+    seen.add(key)
+    where = f"{cls.name}.{m.node.name}"
+    if hops > MAX_HOPS:
+        flow.problems.append(f"the counts travel through more than {MAX_HOPS} calls; not followed")
+        return
+    func = m.node
+    if _stores(func, name, after):
+        flow.problems.append(f"`{name}` is assigned again in {where}")
+    parents = _parent_map(func)
+    for use in _loads(func, name, after):
+        p = parents.get(id(use))
         kw = None
-        if isinstance(call, ast.keyword):
-            kw, call = call.arg, parents.get(id(call))
-        if isinstance(call, (ast.Tuple, ast.List)):
-            holder = parents.get(id(call))
-            where = (f"`{ast.unparse(holder.targets[0])}`" if isinstance(holder, ast.Assign)
-                     else f"`{ast.unparse(holder)[:50]}`")
-            flow.problems.append(f"`{counts}` is packed into a tuple at line {use.lineno} ({where}) that "
-                                 "travels on; only calls to a module that splits by the counts may read them")
+        if isinstance(p, ast.keyword):
+            kw, p = p.arg, parents.get(id(p))
+        if isinstance(p, ast.Tuple) and kw is None:
+            k = next(j for j, x in enumerate(p.elts) if x is use)
+            holder = parents.get(id(p))
+            if isinstance(holder, ast.Return):
+                _returned(cls, m, (k,) + path, symbols, flow, seen, hops + 1)
+                continue
+            if isinstance(holder, ast.Assign) and len(holder.targets) == 1 and \
+                    isinstance(holder.targets[0], ast.Name):
+                _track(cls, m, holder.targets[0].id, holder.end_lineno, (k,) + path, symbols, flow, seen, hops)
+                continue
+            flow.problems.append(f"`{name}` is packed into a tuple at line {use.lineno} in {where} that goes "
+                                 "elsewhere than a return or a name")
             continue
-        if not (isinstance(call, ast.Call) and _self_attr(call.func) and (kw or use in call.args)):
-            flow.problems.append(f"`{counts}` is read at line {use.lineno} "
-                                 f"(`{ast.unparse(parents.get(id(use), use))[:60]}`), not passed to "
-                                 "a module that splits by it")
+        if isinstance(p, ast.Assign) and p.value is use and path and len(p.targets) == 1 \
+                and isinstance(p.targets[0], ast.Tuple) and len(p.targets[0].elts) > path[0] \
+                and all(isinstance(t, ast.Name) for t in p.targets[0].elts):
+            _track(cls, m, p.targets[0].elts[path[0]].id, p.end_lineno, path[1:], symbols, flow, seen, hops)
             continue
-        kind = _attr_kind(cls, call.func.attr, ctx)
-        if kind is None or kind[0] != "classes":
-            flow.problems.append(f"cannot see which module `self.{call.func.attr}` is")
+        if isinstance(p, ast.Call) and (kw or any(x is use for x in p.args)):
+            callees = _callees(cls, p.func, symbols)
+            if callees is None:
+                flow.problems.append(f"`{name}` is passed at line {use.lineno} to `{ast.unparse(p.func)}`, not "
+                                     "a module of this file")
+                continue
+            for q, qm in callees:
+                param = _param_of(qm, p, use, kw)
+                if param is None:
+                    flow.problems.append(f"cannot match `{name}` to a parameter of {q.name}.{qm.node.name}")
+                    continue
+                if not path and any(isinstance(s, ast.Assign) and _split_call(s.value, param) is not None
+                                    for s in ast.walk(qm.node)):
+                    flow.reached = True
+                    if any(e[0] is q and e[2] == param for e in flow.experts):
+                        continue
+                    try:
+                        split_plan(q, qm, param, symbols)
+                    except Decline as d:
+                        flow.problems.append(f"{q.name}.{qm.node.name}: {d}")
+                        continue
+                    if qm.node.name != "forward":
+                        flow.problems.append(f"{q.name}.{qm.node.name} splits by the counts outside forward")
+                        continue
+                    flow.experts.append((q, qm, param))
+                    continue
+                _track(q, qm, param, qm.node.lineno, path, symbols, flow, seen, hops + 1)
             continue
-        for q in kind[1]:
-            fwd = q.methods.get("forward")
-            if fwd is None:
-                flow.problems.append(f"{q.name} has no forward of its own")
-                continue
-            a = fwd.node.args
-            params = [x.arg for x in [*a.posonlyargs, *a.args]][1:]
-            param = kw if kw else (params[call.args.index(use)] if call.args.index(use) < len(params) else None)
-            if param is None or param not in params + [x.arg for x in a.kwonlyargs]:
-                flow.problems.append(f"cannot match `{counts}` to a parameter of {q.name}.forward")
-                continue
-            key = (q.name, param)
-            if key in seen:
-                continue
-            seen.add(key)
-            if any(isinstance(s, ast.Assign) and _split_call(s.value, param) is not None
-                   for s in ast.walk(fwd.node)):
-                flow.reached = True
-            try:
-                split_plan(q, fwd, param, symbols)
-            except Decline as d:
-                flow.problems.append(f"{q.name}.forward: {d}")
-                continue
-            flow.experts.append((q, fwd, param))
+        shown = ast.unparse(p if isinstance(p, ast.AST) else use)[:60]
+        flow.problems.append(f"`{name}` is also read at line {use.lineno} (`{shown}`); only a module that "
+                             "splits by the counts may read them")
+
+
+def _type_test(n: ast.Name, pm: dict) -> bool:
+    """`isinstance(x, Cls)` / `isinstance(x, (A, Cls))`."""
+    p = pm.get(id(n))
+    if isinstance(p, ast.Tuple):
+        p = pm.get(id(p))
+    return isinstance(p, ast.Call) and isinstance(p.func, ast.Name) and p.func.id in ("isinstance", "issubclass") \
+        and len(p.args) == 2 and any(x is n for x in ast.walk(p.args[1]))
+
+
+def _returned(cls, m, path: tuple, symbols, flow: Flow, seen: set, hops: int) -> None:
+    """The counts leave `cls.<m>` at `path` of its returned tuple: follow every caller in this file."""
+    where = f"{cls.name}.{m.node.name}"
+    returns = [n for n in ast.walk(m.node) if isinstance(n, ast.Return)]
+    if len(returns) != 1:
+        flow.problems.append(f"{where} has more than one return")
+        return
+    mname = m.node.name
+    holders = []  # (class, attr) with self.<attr> = cls(...)
+    for c in symbols.classes.values():
+        for fm in c.methods.values():
+            pm = _parent_map(fm.node)
+            for n in ast.walk(fm.node):
+                if isinstance(n, ast.Name) and n.id == cls.name and isinstance(n.ctx, ast.Load):
+                    call = pm.get(id(n))
+                    a = pm.get(id(call)) if isinstance(call, ast.Call) and call.func is n else None
+                    if isinstance(a, ast.Assign) and len(a.targets) == 1 and _self_attr(a.targets[0]):
+                        holders.append((c, a.targets[0].attr))
+                    elif isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+                            call.func.id == "super" and call.args and call.args[0] is n:
+                        continue  # super(Cls, self).__init__()
+                    elif _type_test(n, pm):
+                        continue  # isinstance(module, Cls): reads no counts
+                    else:
+                        flow.problems.append(f"{cls.name} is used at line {n.lineno} other than as "
+                                             f"`self.<attr> = {cls.name}(...)`")
+    for node in ast.walk(symbols.tree):
+        if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id == cls.name for b in node.bases):
+            flow.problems.append(f"{node.name} subclasses {cls.name}")
+    attrs = {a for _, a in holders}
+    callers = 0
+    for c in symbols.classes.values():
+        mine = cls in _file_bases(c, symbols)
+        for fm in c.methods.values():
+            pm = _parent_map(fm.node)
+            for n in ast.walk(fm.node):
+                call = None
+                if _self_attr(n) and isinstance(n.ctx, ast.Load):
+                    if n.attr in attrs and (_attr_classes(c, n.attr, symbols) or []).count(cls):
+                        parent = pm.get(id(n))
+                        if mname == "forward" and isinstance(parent, ast.Call) and parent.func is n:
+                            call = parent
+                        elif isinstance(parent, ast.Attribute):
+                            if parent.attr != mname:
+                                continue  # another method of the submodule
+                            grand = pm.get(id(parent))
+                            if isinstance(grand, ast.Call) and grand.func is parent:
+                                call = grand
+                        if call is None:
+                            flow.problems.append(f"`self.{n.attr}` is used at line {n.lineno} other than by "
+                                                 "a call")
+                            continue
+                    elif mine and n.attr == mname and mname != "forward":
+                        parent = pm.get(id(n))
+                        if isinstance(parent, ast.Call) and parent.func is n:
+                            call = parent
+                    if call is None:
+                        continue
+                    callers += 1
+                    stmt = pm.get(id(call))
+                    if isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1:
+                        t = stmt.targets[0]
+                        if isinstance(t, ast.Tuple) and len(t.elts) > path[0] and \
+                                all(isinstance(x, ast.Name) for x in t.elts):
+                            _track(c, fm, t.elts[path[0]].id, stmt.end_lineno, path[1:], symbols, flow, seen, hops)
+                            continue
+                        if isinstance(t, ast.Name):
+                            _track(c, fm, t.id, stmt.end_lineno, path, symbols, flow, seen, hops)
+                            continue
+                    flow.problems.append(f"the result of {where} is not bound to names at line {call.lineno}")
+    if not callers:
+        flow.problems.append(f"{where} is not called in this file")
 
 
 # --- the experts' module -----------------------------------------------------------------------
@@ -523,10 +638,40 @@ SORTED_SOURCE = _HEAD + _ROUTER.format(counts_line="counts = per_expert.tolist()
 SORTED_FIXED = _HEAD + _ROUTER.format(counts_line="counts = per_expert") + \
     _BANK.format(split_block=_SPLIT_MENDED, cat="torch.stack(outs)[gm_group, gm_rows]") + _MOE
 
+_PLANNED = (
+    "class TwoStepExperts(nn.Module):\n"
+    "    def __init__(self, d=8, n_experts=4, k=2):\n"
+    "        super().__init__()\n"
+    "        self.router = SortRouter(d, n_experts, k)\n"
+    "        self.bank = ExpertBank(n_experts, d, d)\n\n"
+    "    def dispatch(self, x):\n"
+    "        token, weight, counts = self.router(x)\n"
+    "        plan = (token, weight, counts)\n"
+    "        return x[token], plan\n\n"
+    "    def combine(self, x, rows, plan):\n"
+    "        token, weight, counts = plan\n"
+    "        y = self.bank(rows, counts) * weight[:, None]\n"
+    "        return torch.zeros_like(x).index_add(0, token, y)\n\n\n"
+    "class PlannedMoe(nn.Module):\n"
+    "    def __init__(self, d=8):\n"
+    "        super().__init__()\n"
+    "        self.experts = TwoStepExperts(d)\n\n"
+    "    def forward(self, x):\n"
+    "        rows, plan = self.experts.dispatch(x)\n"
+    "        return self.experts.combine(x, rows, plan)\n"
+)
+PLANNED_SOURCE = _HEAD + _ROUTER.format(counts_line="counts = per_expert.tolist()") + \
+    _BANK.format(split_block=_SPLIT, cat="torch.cat(outs, dim=0)") + _PLANNED
+PLANNED_FIXED = _HEAD + _ROUTER.format(counts_line="counts = per_expert") + \
+    _BANK.format(split_block=_SPLIT_MENDED, cat="torch.stack(outs)[gm_group, gm_rows]") + _PLANNED
+
 EXAMPLES = [
     Example(
         "sorted tokens cut into one block per expert by counts read with .tolist() (hand-written)",
         SORTED_SOURCE, ["GM605"], SORTED_FIXED, unsafe=True),
+    Example(
+        "the counts travel in a tuple from one method to another, as JetMoE's map/reduce (hand-written)",
+        PLANNED_SOURCE, ["GM605"], PLANNED_FIXED, unsafe=True),
     Example(
         "declined: the counts also travel in a tuple to other code",
         SORTED_SOURCE.replace("        y = self.down(", "        self.last = (token, counts)\n        y = self.down("),
