@@ -252,6 +252,11 @@ FAMILIES.update({
                                             "first_k_dense_replace": 0, "kv_lora_rank": 16, "q_lora_rank": 32,
                                             "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16,
                                             "use_cache": False}},
+    # sorted, grouped dispatch (`inputs.split(expert_size)`): [Route] GM605
+    "granitemoe": {**_CLM_MOE, "config": {"num_local_experts": 4, "num_experts_per_tok": 2, "use_cache": False}},
+    "jetmoe": {**_CLM_MOE, "config": {"num_local_experts": 4, "num_experts_per_tok": 2, "kv_channels": 16,
+                                       "num_attention_heads": 4,  # = num_key_value_heads x top_k (its own rule)
+                                       "use_cache": False}},
     "dbrx": {**_CLM_MOE, "generic": False,
              "config": {"d_model": 64, "n_heads": 2, "n_layers": 2, "max_seq_len": 64, "vocab_size": 128,
                         "attn_config": {"kv_n_heads": 2},
@@ -274,7 +279,7 @@ BREAK_SPECS = [
 
 #: Mixture-of-experts families (expert routing: [Route], GM601), with switch_transformers above.
 MOE_SPECS = ["mixtral", "mixtral-fp16", "olmoe", "olmoe-fp16", "qwen2_moe", "qwen3_moe", "phimoe", "jamba",
-             "deepseek_v3", "dbrx"]
+             "deepseek_v3", "dbrx", "granitemoe", "jetmoe"]
 
 #: Popular models without graph breaks: a mend must leave them unchanged (no fix, or equal outputs).
 CLEAN_SPECS = ["bert", "roberta", "distilbert", "gpt2", "llama", "mistral", "qwen2", "vit"]

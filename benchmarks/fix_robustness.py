@@ -223,6 +223,18 @@ def _stmt_nodes(tree: ast.Module, f: Finding, lines: LineIndex):
     return best, nxt
 
 
+def _other_statements(f: Finding) -> list[tuple[int, int]]:
+    """Line ranges of the statements outside the finding's own that its fix rewrites by design:
+    [Route] GM605 also rewrites the split and the concatenation in the experts' module."""
+    if f.code != "GM605" or f.site is None:
+        return []
+    from graphmend.rules import grouped
+    symbols = getattr(f.site, "grouped_symbols", None)
+    if symbols is None:
+        return []
+    return [(s.lineno, s.end_lineno) for s in grouped.edited_statements(f.site, symbols)[1:]]
+
+
 def _stmt_region(tree: ast.Module, f: Finding, lines: LineIndex) -> tuple[int, int]:
     """Lines of the innermost statement holding the finding (and the `return` [Where] folds in)."""
     best, nxt = _stmt_nodes(tree, f, lines)
@@ -297,6 +309,11 @@ def ast_problems(p: Pass) -> list[str]:
         best, nxt = _stmt_nodes(t0, f, lines)
         for m in (_stmts(nxt) if nxt is not None else []) + (_stmts(best)[1:] if best is not None else []):
             allowed[h0[id(m)]] += 1  # the folded return or [Route]'s loop; the statements inside the mended one
+        for x, y in _other_statements(f):  # GM605: the experts' split and concatenation
+            for m in s0:
+                if x <= m.lineno and m.end_lineno <= y:
+                    allowed[h0[id(m)]] += 1
+            sites.append(((x, 0), (y, 0)))  # the def and class around them change with them
     for n in s0:
         a = (n.lineno, lines.col(n.lineno, n.col_offset))
         b = (n.end_lineno, lines.col(n.end_lineno, n.end_col_offset))
@@ -336,12 +353,17 @@ def pass_problems(p: Pass) -> list[str]:
     if tree is not None:
         for f, es in p.applied:
             lo, hi = _stmt_region(tree, f, lines)
+            others = _other_statements(f)
+            own = []
             for e in es:
                 a, b = _edit_lines(e)
+                if any(x <= a and b <= y for x, y in others):
+                    continue  # GM605: the experts' split / concatenation, rewritten by design
+                own.append(e)
                 if b < lo or a > hi:
                     out.append(f"{f.code} at line {f.span.start.line}: an edit at lines {a}-{b} lies "
                                f"outside the finding's statement (lines {lo}-{hi})")
-            out.extend(_code_outside(p.before, lines, f, es, tree))
+            out.extend(_code_outside(p.before, lines, f, own, tree))
 
     def allowed(line: int) -> bool:
         return any(a - SLACK <= line <= b + SLACK for a, b in regions)

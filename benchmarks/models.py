@@ -337,12 +337,12 @@ def run_child(spec: str, *, python: str = sys.executable, path_prefix: list[str]
 
 
 #: Tolerance (rtol, atol) by dtype for rewrites that change the arithmetic on purpose ([Route],
-#: GM601: every expert runs on all rows; a matrix product over another block of rows may differ in
+#: GM601 and GM605: every expert runs on all rows; a matrix product over another block of rows may differ in
 #: the last bits). Safe mends must be bitwise equal; "close" is accepted only for rows where such a
 #: rewrite was applied (see ``ARITHMETIC_REWRITES``).
 TOLERANCE = {"float32": (1e-5, 1e-5), "float64": (1e-10, 1e-10), "float16": (2e-3, 2e-3),
              "bfloat16": (1.6e-2, 1.6e-2)}
-ARITHMETIC_REWRITES = ("GM601/route",)
+ARITHMETIC_REWRITES = ("GM601/route", "GM605/route")
 
 
 def _close(x, y) -> bool:

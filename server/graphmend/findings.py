@@ -168,5 +168,8 @@ CATALOGUE: dict[str, Rule] = {
              "fixed shape.", "GB0036"),
         Rule("GM604", "nonzero-loop", Category.DYNAMIC_SHAPE, "masked",
              "A loop over `nonzero` rows that sets entries is one boolean-mask write.", "GB0036"),
+        Rule("GM605", "grouped-dispatch", Category.ROUTING, "route",
+             "Expert sizes read into Python (`.tolist()`) to cut tokens sorted by expert into one "
+             "block per expert (`x.split(sizes)`) break the graph in every layer.", "GB0033"),
     ]
 }

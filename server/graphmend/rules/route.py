@@ -211,7 +211,8 @@ def _selector(s: ast.stmt) -> Optional[ast.Call]:
 
 
 def claim_sites(sites: list[Site], fi, symbols) -> list[Site]:
-    return claim_safely(_claim, sites, fi, symbols)
+    from graphmend.rules import grouped  # its sibling: sorted tokens cut by `.tolist()` counts (GM605)
+    return grouped.claim_sites(claim_safely(_claim, sites, fi, symbols), fi, symbols)
 
 
 def _claim(sites: list[Site], fi, symbols) -> list[Site]:

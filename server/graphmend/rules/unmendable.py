@@ -13,6 +13,13 @@ give a static shape); a factory is GM401 only for a tensor in a size or bound pa
 (`arange`'s start/end/step, `linspace`'s steps, `zeros`' size, not `linspace`'s start/end nor
 `full`'s fill value), not for a name an enclosing `if isinstance(name, int)` proves a number; a
 boolean mask is GM402 when read (`x[m]`), not when assigned through (`y[m] = v`, an index_put).
+
+A scalar read from a tensor that SIZES a tensor (`n = cache_position[-1] + 1; torch.arange(n)`,
+`torch.full((s, n), v)`, the rotary and causal-mask code of many decoders) is declined with that
+reason: the shape depends on the tensor's value, so neither torch.where nor torch.cond (whose
+branches need shapes known when tracing) can stand for it. Measured (torch 2.13, counting
+backend): with `capture_scalar_outputs = True` Dynamo traces such a size as an unbacked symbol,
+one graph under `fullgraph=True`; that is a program-wide setting, named in the reason, not applied.
 """
 
 from __future__ import annotations
@@ -37,7 +44,18 @@ def message(site: Site) -> str:
     return f"{site.detail} cannot be traced by Dynamo and breaks the graph"
 
 
+SIZED = "as a size or bound"
+SIZED_WHY = ("a value read from a tensor sizes a tensor ({what}): the result's shape depends on tensor "
+             "values, so no fixed-shape rewrite keeps the meaning (torch.where and torch.cond both need "
+             "the shapes when tracing); keep the size a Python int (from a `.shape` or a config value) "
+             "where the program allows, or let Dynamo trace it as an unbacked size with "
+             "`torch._dynamo.config.capture_scalar_outputs = True` (a setting for the whole program, "
+             "suggested, not applied)")
+
+
 def judge(site: Site, ctx, env) -> Verdict:
+    if site.code == "GM401" and SIZED in (site.detail or ""):
+        return Verdict.decline(SIZED_WHY.format(what=site.detail))
     return Verdict.decline("no rewrite keeps the meaning; " + HINTS[site.code])
 
 
@@ -58,6 +76,9 @@ EXAMPLES = [
             "    idx = torch.nonzero(x > 0)\n    return idx\n", ["GM402"], None),
     Example("boolean-mask indexing", "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    return x[x > 0]\n",
             ["GM402"], None),
+    Example("declined: a value read from a tensor sizes a tensor (no fixed-shape form exists)",
+            "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, cache_position: torch.Tensor):\n"
+            "    n = cache_position[-1] + 1\n    return x[:, None] * torch.arange(n)\n", ["GM401"], None),
     Example("time.time() in compiled code", "import time\nimport torch\n\n@torch.compile\ndef f(x):\n"
             "    t0 = time.time()\n    return x + t0\n", ["GM403"], None),
     Example("not flagged: `repeat_interleave` with Python-int repeats (a static output shape)",

@@ -569,6 +569,14 @@ def _judge(site: Site, ctx: Context, env, torch_name: str) -> Verdict:
         return Verdict.decline(why)
     if plan.expr is None and not ctx.owns_lines(site.node):
         return Verdict.decline("the if statement shares its line with other code")
+    if not plan.gated and plan.buffer is None:
+        for name, t, f in (plan.assigns or [(None, *(plan.ret or plan.expr or (None, None)))]):
+            if any(isinstance(v, ast.Constant) and v.value is None for v in (t, f)):
+                what = f"`{name}`" if name else "the value"
+                return Verdict.decline(
+                    f"a branch makes {what} None and the other a tensor: whether it is None depends on "
+                    "tensor values (later `is None` tests read that in Python); torch.where and "
+                    "torch.cond need tensors on both sides")
     if not _is_single_element(site.test, site, ctx, env):
         return Verdict.decline("the condition may hold several elements; Python raises on that, "
                                "torch.where would broadcast instead")
@@ -848,6 +856,12 @@ EXAMPLES = [
     Example(
         "declined: the condition may have several elements",
         "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    if x > 0:\n        x = x + 1\n    return x\n",
+        ["GM201"], None),
+    Example(
+        "declined: a branch makes the value None (its None-ness depends on tensor values)",
+        "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, pos: torch.Tensor, mask: torch.Tensor):\n"
+        "    keep = mask\n    if pos[0] > 0:\n        keep = None\n    if keep is not None:\n"
+        "        x = x * keep\n    return x\n",
         ["GM201"], None),
     Example(
         "a branch calls a submodule: torch.cond runs only the taken branch (unsafe)",
