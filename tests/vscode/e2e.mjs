@@ -10,7 +10,7 @@
 // activate, when no diagnostics arrive, or when a fix leaves the buffer unchanged.
 
 import { spawn, execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import net from 'node:net';
@@ -458,6 +458,48 @@ async function remedy(root) {
 
 // ---------------------------------------------------------------------- main
 
+async function vendored(page, ws) {
+  // runtime vendor (the default): the quick fix creates _graphmend_runtime.py beside the file
+  // through the workspace edit (CreateFile + its text); that file must land on disk, whole and
+  // saved, as `graphmend fix` writes it, before the user saves anything: the mended file imports
+  // it, so a copy left unsaved in an editor tab would make the program fail to import (VS Code
+  // 1.99 saves a bulk edit's files that no editor has open, which is what this checks)
+  step = 'vendored runtime';
+  const file = 'vendor_me.py';
+  await command(page, 'View: Close All Editors');
+  const settingsFile = join(ws, '.vscode', 'settings.json');
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  writeFileSync(settingsFile, JSON.stringify({ ...settings, 'graphmend.runtime': 'vendor', 'graphmend.fixOnSave': false }, null, 2));
+  const scratch = mkdtempSync(join(tmpdir(), 'gm-vendor-'));
+  copyFileSync(join(ws, file), join(scratch, file));
+  try {
+    graphmend(['fix', '--select', 'GM101', file], scratch);
+  } catch {} // exit 1: breaks remain
+  const runtimeWant = readFileSync(join(scratch, '_graphmend_runtime.py'), 'utf8');
+  rmSync(scratch, { recursive: true, force: true });
+  await openFile(page, file);
+  const expected = expectedFindings(file, ws);
+  const print = expected.find((f) => f.code === 'GM101');
+  if (!print) throw new StepFailed(`no GM101 finding in ${file}`);
+  await until(`no diagnostics for ${file}`, async () => (await statusText(page)).includes('GraphMend: '), STEP_MS);
+  await untilProblems(page, `no GM101 in the Problems panel for ${file}`, (rows) => rows.some((r) => r.code === 'GM101'), STEP_MS);
+  await goTo(page, print.line, print.column + 1);
+  await page.keyboard.press('Control+.');
+  const fixRow = page.locator('.action-widget .monaco-list-row', { hasText: `GraphMend (${print.code})` }).first();
+  await until(`the lightbulb has no "GraphMend (${print.code})" fix`, () => fixRow.isVisible(), 30_000);
+  await chooseAction(page, `GraphMend (${print.code})`);
+  const runtimeFile = join(ws, '_graphmend_runtime.py');
+  await until('the quick fix did not write _graphmend_runtime.py to disk as `graphmend fix` does (left unsaved?)', () =>
+    existsSync(runtimeFile) && readFileSync(runtimeFile, 'utf8') === runtimeWant, 30_000);
+  await command(page, 'File: Save All Files');
+  await until('the mended file was not saved with the import of the vendored runtime', () => {
+    const disk = readFileSync(join(ws, file), 'utf8');
+    return disk.includes('import _graphmend_runtime as graphmend') && disk.includes('graphmend.print(');
+  }, 20_000);
+  await screenshot(page, 'vendored');
+  log('vendored runtime: written whole and saved by the quick fix');
+}
+
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const root = (scratchRoot = mkdtempSync(join(tmpdir(), 'gm-vscode-')));
@@ -469,10 +511,11 @@ async function main() {
   const ws = join(root, 'ws');
   cpSync(join(REPO, 'examples'), ws, { recursive: true });
   copyFileSync(join(ws, 'tiny_model.py'), join(ws, 'save_me.py'));
+  copyFileSync(join(ws, 'tiny_model.py'), join(ws, 'vendor_me.py'));
   copyFileSync(join(REPO, 'tests', 'notebook_fixtures', 'model.ipynb'), join(ws, 'model.ipynb'));
   mkdirSync(join(ws, '.vscode'), { recursive: true });
-  // runtime inline: the helper block lands in the file itself, so each step can check the saved
-  // file alone (the vendored CreateFile path is covered by tests/test_lsp.py through pytest-lsp)
+  // runtime inline for the first steps: the helper block lands in the file itself, so each step
+  // can check the saved file alone; the step `vendored` then switches to the default, vendor
   writeFileSync(join(ws, '.vscode', 'settings.json'),
     JSON.stringify({ 'graphmend.interpreter': [GM_PYTHON], 'graphmend.runtime': 'inline' }, null, 2));
 
@@ -482,6 +525,7 @@ async function main() {
   const shots = await pythonFile(page, ws);
   await fixOnSave(page, ws);
   if (process.env.E2E_NOTEBOOK !== '0') await notebook(page, ws);
+  await vendored(page, ws);
   await remedy(root);
   for (const spec of SCREENS) {
     const [name, dest] = spec.split('=');
