@@ -11,6 +11,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
+from graphmend.analysis.astwalk import preorder
 from graphmend.analysis.conditions import Extracted, Translator, name_condition
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.symbols import FunctionInfo, Symbols
@@ -532,17 +533,10 @@ def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
 def _walk_expr(e: ast.expr):
     """Nodes of an expression in evaluation order, not entering lambdas or comprehensions'
     own scopes twice."""
-    stack = [e]
-    out = []
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.Lambda):
-            continue
-        out.append(n)
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
     # post-order would be evaluation order; pre-order keeps parents first, which is what the
-    # de-duplication in `add` wants (print(x.item()) reports both the print and the .item())
-    return out
+    # de-duplication in `add` wants (print(x.item()) reports both the print and the .item());
+    # the contexts and operators (astwalk.LEAF_TYPES) are left out: no caller looks at them
+    return preorder(e, ast.Lambda)
 
 
 # calls that always return a new tensor (never a view or the input itself): a read of one can be
