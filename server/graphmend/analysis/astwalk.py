@@ -20,31 +20,43 @@ LEAF_TYPES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop
 _SCALAR = frozenset({"identifier", "string", "constant", "int"})
 _LEAF_NAMES = frozenset({"expr_context", "boolop", "operator", "unaryop", "cmpop"})
 _SIG = re.compile(r"^\w+\((.*)\)$")
+# list fields whose items may be None: `def f(*, a, b=1)` (kw_defaults), `{**d}` (Dict.keys)
+_HOLES = frozenset({("arguments", "kw_defaults"), ("Dict", "keys")})
+_ONE, _MANY, _MANY_OR_NONE = 0, 1, 2
 
-# node class -> ((field, is_list), ...): the fields that can hold child nodes
-_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+# node class -> ((field, _ONE | _MANY | _MANY_OR_NONE), ...): the fields that can hold child
+# nodes other than LEAF_TYPES, in field order; _GENERIC: a class without a usable signature
+_FIELDS: dict[type, object] = {}
 _GENERIC = object()
 
 
 def _fields_of(cls: type):
-    sig = _SIG.match((cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else "")
-    fields = tuple(cls._fields)
-    out: list[tuple[str, bool]] = []
-    if sig is not None and sig.group(1).strip():
-        decl = [d.strip().split() for d in sig.group(1).split(",")]
-        if len(decl) == len(fields) and all(len(d) == 2 and d[1] == f for d, f in zip(decl, fields)):
-            for (typ, name) in decl:
-                base = typ.rstrip("*?")
-                if base in _SCALAR or base in _LEAF_NAMES:
-                    continue
-                out.append((name, typ.endswith("*")))
-            _FIELDS[cls] = tuple(out)
-            return _FIELDS[cls]
+    doc = (cls.__doc__ or "").strip().splitlines()
+    sig = _SIG.match(doc[0]) if doc else None
+    fields = tuple(getattr(cls, "_fields", ()))
+    out: list[tuple[str, int]] = []
     if not fields:
         _FIELDS[cls] = ()
         return ()
-    _FIELDS[cls] = _GENERIC  # a class without a usable signature: look at each value
+    if sig is not None:
+        decl = [d.strip().split() for d in sig.group(1).split(",")]
+        if len(decl) == len(fields) and all(len(d) == 2 and d[1] == f for d, f in zip(decl, fields)):
+            for typ, name in decl:
+                base = typ.rstrip("*?")
+                if base in _SCALAR or base in _LEAF_NAMES:
+                    continue
+                if typ.endswith("*"):
+                    out.append((name, _MANY_OR_NONE if (cls.__name__, name) in _HOLES else _MANY))
+                else:
+                    out.append((name, _ONE))
+            _FIELDS[cls] = tuple(out)
+            return _FIELDS[cls]
+    _FIELDS[cls] = _GENERIC  # look at each value
     return _GENERIC
+
+
+def _generic(node: ast.AST) -> list[ast.AST]:
+    return [c for c in ast.iter_child_nodes(node) if not isinstance(c, LEAF_TYPES)]
 
 
 def children(node: ast.AST) -> list[ast.AST]:
@@ -52,22 +64,19 @@ def children(node: ast.AST) -> list[ast.AST]:
     fields = _FIELDS.get(type(node))
     if fields is None:
         fields = _fields_of(type(node))
-    out: list[ast.AST] = []
     if fields is _GENERIC:
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, LEAF_TYPES):
-                out.append(child)
-        return out
-    for name, is_list in fields:
+        return _generic(node)
+    out: list[ast.AST] = []
+    for name, kind in fields:
         v = getattr(node, name, None)
         if v is None:
             continue
-        if is_list:
-            for x in v:
-                if x is not None and not isinstance(x, LEAF_TYPES):
-                    out.append(x)
-        elif isinstance(v, ast.AST) and not isinstance(v, LEAF_TYPES):
+        if kind == _ONE:
             out.append(v)
+        elif kind == _MANY:
+            out.extend(v)
+        else:
+            out.extend(x for x in v if x is not None)
     return out
 
 
@@ -77,6 +86,7 @@ def walk(node: ast.AST) -> list[ast.AST]:
     out = [node]
     i = 0
     get = _FIELDS.get
+    append, extend = out.append, out.extend
     while i < len(out):
         n = out[i]
         i += 1
@@ -84,18 +94,18 @@ def walk(node: ast.AST) -> list[ast.AST]:
         if fields is None:
             fields = _fields_of(type(n))
         if fields is _GENERIC:
-            out.extend(children(n))
+            extend(_generic(n))
             continue
-        for name, is_list in fields:
+        for name, kind in fields:
             v = getattr(n, name, None)
             if v is None:
                 continue
-            if is_list:
-                for x in v:
-                    if x is not None and not isinstance(x, LEAF_TYPES):
-                        out.append(x)
-            elif not isinstance(v, LEAF_TYPES):
-                out.append(v)
+            if kind == _ONE:
+                append(v)
+            elif kind == _MANY:
+                extend(v)
+            else:
+                extend(x for x in v if x is not None)
     return out
 
 
@@ -106,31 +116,37 @@ def preorder(node: ast.AST, skip: type | tuple = ()) -> list[ast.AST]:
     out: list[ast.AST] = []
     stack = [node]
     get = _FIELDS.get
+    pop, push, append = stack.pop, stack.extend, out.append
     while stack:
-        n = stack.pop()
+        n = pop()
         if skip and isinstance(n, skip):
             continue
-        out.append(n)
+        append(n)
         fields = get(type(n))
         if fields is None:
             fields = _fields_of(type(n))
         if not fields:
             continue
         if fields is _GENERIC:
-            kids = children(n)
+            kids = _generic(n)
+        elif len(fields) == 1 and fields[0][1] == _ONE:  # Attribute, Expr, Starred, UnaryOp, ...
+            v = getattr(n, fields[0][0], None)
+            if v is not None:
+                stack.append(v)
+            continue
         else:
             kids = []
-            for name, is_list in fields:
+            for name, kind in fields:
                 v = getattr(n, name, None)
                 if v is None:
                     continue
-                if is_list:
-                    for x in v:
-                        if x is not None and not isinstance(x, LEAF_TYPES):
-                            kids.append(x)
-                elif not isinstance(v, LEAF_TYPES):
+                if kind == _ONE:
                     kids.append(v)
+                elif kind == _MANY:
+                    kids.extend(v)
+                else:
+                    kids.extend(x for x in v if x is not None)
         if kids:
             kids.reverse()
-            stack.extend(kids)
+            push(kids)
     return out
