@@ -670,6 +670,7 @@ class NoneUses:
     def __init__(self, symbols: Symbols):
         self.symbols = symbols
         self._memo: dict[tuple[int, str], Optional[NoneUse]] = {}
+        self._locals: dict[int, set[str]] = {}  # id(function node) -> _local_names (nodes live as long as self)
 
     def after(self, s: ast.stmt, fi: FunctionInfo, name: str) -> Optional[NoneUse]:
         parents = _parents(fi.node)
@@ -847,7 +848,10 @@ class NoneUses:
     def resolve(self, func: ast.expr, fi: FunctionInfo) -> tuple[Optional[FunctionInfo], bool]:
         """(the function a call reaches, whether its first parameter is bound)."""
         if isinstance(func, ast.Name):
-            if func.id in _local_names(fi.node):
+            names = self._locals.get(id(fi.node))
+            if names is None:  # once per function, not per call that passes the name on
+                names = self._locals[id(fi.node)] = _local_names(fi.node)
+            if func.id in names:
                 return None, False
             target = self.symbols.functions.get(func.id)
             return target, False
