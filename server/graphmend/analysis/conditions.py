@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.dataflow import Kind
 from graphmend.findings import Condition
 
@@ -168,7 +169,7 @@ class Translator:
         return None
 
     def _has(self, e: ast.expr) -> bool:
-        return any(self.extraction(n) is not None for n in ast.walk(e)
+        return any(self.extraction(n) is not None for n in fast_walk(e)
                    if isinstance(n, ast.Call) or isinstance(n, ast.Name) and n.id in self.bound)
 
     def _note(self, out: Extracted, call: ast.Call, how: str) -> None:

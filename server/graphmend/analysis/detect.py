@@ -11,6 +11,8 @@ import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
+from graphmend.analysis.astwalk import preorder
+from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.symbols import FunctionInfo, Symbols
@@ -193,7 +195,7 @@ class FunctionWalker:
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
             g = compiling_guard(s.value, self.symbols, self.env.kind, self.guard_names)
         for t in s.targets:
-            for n in ast.walk(t):
+            for n in fast_walk(t):
                 if isinstance(n, ast.Name):
                     self.guard_names.pop(n.id, None)
         if g is not None:
@@ -201,15 +203,17 @@ class FunctionWalker:
 
     def bind_read(self, s: ast.Assign) -> None:
         for t in s.targets:
-            for n in ast.walk(t):
+            for n in fast_walk(t):
                 if isinstance(n, ast.Name):
                     self._reads.pop(n.id, None)
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
             ex = Translator(self.env.kind, self.env.qualify).extraction(s.value)
             if ex is not None:
                 self._reads[s.targets[0].id] = (s, ex[2], ex[0], ex[1])
-            inner = {id(n) for n in ast.walk(s.value)}
-            reads = [x for x in self.sites if x.code == "GM401" and id(x.node) in inner and x.note is None]
+            reads = [x for x in self.sites if x.code == "GM401" and x.note is None]
+            if reads:  # most assignments follow no read: the walk of the value only for those that do
+                inner = {id(n) for n in fast_walk(s.value)}
+                reads = [x for x in reads if id(x.node) in inner]
             use = self.sizing_use(s.targets[0].id, s) if reads else None
             if use is not None:
                 for site in reads:
@@ -221,8 +225,8 @@ class FunctionWalker:
         `range(n)`), after its assignment: (source, line)."""
         sizing = ("view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full",
                   "narrow", "split", "unflatten")
-        uses = lambda e: any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(e))  # noqa: E731
-        for n in ast.walk(self.fi.node):
+        uses = lambda e: any(isinstance(n, ast.Name) and n.id == name for n in fast_walk(e))  # noqa: E731
+        for n in fast_walk(self.fi.node):
             if getattr(n, "lineno", 0) <= after.lineno:
                 continue
             if isinstance(n, ast.Call):
@@ -294,7 +298,7 @@ class FunctionWalker:
         (`flag = mask.any().item()`, `v = float(x.max())`) and read nowhere else: the read can be
         undone (`flag = mask.any()`) and the branch decided on the tensor."""
         out = {}
-        for n in ast.walk(test):
+        for n in fast_walk(test):
             if isinstance(n, ast.Name) and n.id in self._reads:
                 stmt, call, tensor, how = self._reads[n.id]
                 if _uses(self.fi.node, n.id) == (1, 1) and isinstance(tensor, ast.Call) \
@@ -463,15 +467,15 @@ class FunctionWalker:
         `node`, up to the first statement of that body that rebinds the name."""
         if self._numbers is None:
             self._numbers = {}
-            for s in ast.walk(self.fi.node):
+            for s in fast_walk(self.fi.node):
                 if not isinstance(s, ast.If):
                     continue
                 for name in _isinstance_numbers(s.test, self.symbols):
                     for stmt in s.body:
-                        for n in ast.walk(stmt):
+                        for n in fast_walk(stmt):
                             self._numbers.setdefault(id(n), set()).add(name)
                         if any(isinstance(t, ast.Name) and t.id == name and isinstance(t.ctx, ast.Store)
-                               for t in ast.walk(stmt)):
+                               for t in fast_walk(stmt)):
                             break  # the statement that rebinds it still reads the number
         return self._numbers.get(id(node), set())
 
@@ -493,7 +497,7 @@ class FunctionWalker:
         """Local names assigned `logging.getLogger(...)` / `get_logger(...)` in this function."""
         if self._local_loggers is None:
             self._local_loggers = {
-                t.id for n in ast.walk(self.fi.node)
+                t.id for n in fast_walk(self.fi.node)
                 if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
                 and (self.symbols.qualify(n.value.func) or "").endswith(("getLogger", "get_logger"))
                 for t in n.targets if isinstance(t, ast.Name)}
@@ -532,17 +536,10 @@ def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
 def _walk_expr(e: ast.expr):
     """Nodes of an expression in evaluation order, not entering lambdas or comprehensions'
     own scopes twice."""
-    stack = [e]
-    out = []
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.Lambda):
-            continue
-        out.append(n)
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
     # post-order would be evaluation order; pre-order keeps parents first, which is what the
-    # de-duplication in `add` wants (print(x.item()) reports both the print and the .item())
-    return out
+    # de-duplication in `add` wants (print(x.item()) reports both the print and the .item());
+    # the contexts and operators (astwalk.LEAF_TYPES) are left out: no caller looks at them
+    return preorder(e, ast.Lambda)
 
 
 # calls that always return a new tensor (never a view or the input itself): a read of one can be
@@ -560,7 +557,7 @@ def _fresh_tensor(e: ast.Call) -> bool:
 def _uses(fn: ast.AST, name: str) -> tuple[int, int]:
     """(stores, loads) of a name in a function (nested scopes included: conservative)."""
     st = ld = 0
-    for n in ast.walk(fn):
+    for n in fast_walk(fn):
         if isinstance(n, ast.Name) and n.id == name:
             if isinstance(n.ctx, ast.Load):
                 ld += 1
@@ -673,6 +670,7 @@ class NoneUses:
     def __init__(self, symbols: Symbols):
         self.symbols = symbols
         self._memo: dict[tuple[int, str], Optional[NoneUse]] = {}
+        self._locals: dict[int, set[str]] = {}  # id(function node) -> _local_names (nodes live as long as self)
 
     def after(self, s: ast.stmt, fi: FunctionInfo, name: str) -> Optional[NoneUse]:
         parents = _parents(fi.node)
@@ -850,7 +848,10 @@ class NoneUses:
     def resolve(self, func: ast.expr, fi: FunctionInfo) -> tuple[Optional[FunctionInfo], bool]:
         """(the function a call reaches, whether its first parameter is bound)."""
         if isinstance(func, ast.Name):
-            if func.id in _local_names(fi.node):
+            names = self._locals.get(id(fi.node))
+            if names is None:  # once per function, not per call that passes the name on
+                names = self._locals[id(fi.node)] = _local_names(fi.node)
+            if func.id in names:
                 return None, False
             target = self.symbols.functions.get(func.id)
             return target, False
@@ -875,22 +876,22 @@ def _tests_none(test: ast.expr, name: str) -> bool:
     """Whether a condition looks at the name other than by dereferencing it (`X is None`,
     `X is not None`, `if X:`, `isinstance(X, T)`): what it guards is not followed."""
     deref = set()
-    for n in ast.walk(test):
+    for n in fast_walk(test):
         if isinstance(n, (ast.Subscript, ast.Attribute)) and _is(n.value, name):
             deref.add(id(n.value))
         elif isinstance(n, ast.Call) and _is(n.func, name):
             deref.add(id(n.func))
-    return any(_is(n, name) and id(n) not in deref for n in ast.walk(test))
+    return any(_is(n, name) and id(n) not in deref for n in fast_walk(test))
 
 
 def _binds_target(t: ast.expr, name: str) -> bool:
-    return any(_is(n, name) for n in ast.walk(t))
+    return any(_is(n, name) for n in fast_walk(t))
 
 
 def _binds(body: list[ast.stmt], name: str) -> bool:
     """Whether the statements (re)bind or delete the name, anywhere in them."""
     for s in body:
-        for n in ast.walk(s):
+        for n in fast_walk(s):
             if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del)):
                 return True
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name:
@@ -905,13 +906,13 @@ def _binds(body: list[ast.stmt], name: str) -> bool:
 
 def _exits(body: list[ast.stmt]) -> bool:
     return any(isinstance(n, (ast.Return, ast.Raise, ast.Break, ast.Continue))
-               for s in body for n in ast.walk(s))
+               for s in body for n in fast_walk(s))
 
 
 def _parents(fn: ast.AST) -> dict[int, tuple[ast.AST, list]]:
     """id(statement) -> (the node whose body holds it, that body)."""
     out = {}
-    for n in ast.walk(fn):
+    for n in fast_walk(fn):
         for fld in ("body", "orelse", "finalbody", "handlers"):
             seq = getattr(n, fld, None)
             if isinstance(seq, list):
@@ -928,7 +929,7 @@ def _parents(fn: ast.AST) -> dict[int, tuple[ast.AST, list]]:
 def _local_names(fn: ast.AST) -> set[str]:
     args = fn.args
     out = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
-    for n in ast.walk(fn):
+    for n in fast_walk(fn):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
             out.add(n.id)
     return out

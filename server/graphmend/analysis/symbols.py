@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Union
 
+from graphmend.analysis.astwalk import children
+
 FuncNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
@@ -50,7 +52,8 @@ def module_name_for(path: str) -> str:
 class Symbols:
     """Imports, classes and functions of one module, and `qualify(expr)` to dotted names."""
 
-    def __init__(self, tree: ast.Module, module: str = "", is_package: bool = False, collect: bool = True):
+    def __init__(self, tree: ast.Module, module: str = "", is_package: bool = False, collect: bool = True,
+                 definitions_only: bool = False):
         self.tree = tree
         self.module = module
         self.is_package = is_package
@@ -65,6 +68,10 @@ class Symbols:
         self._self_assigns: list[tuple[ClassInfo, str, ast.Call]] = []
         self.module_calls: list[ast.Call] = []
         self.name_call_assigns: list[ast.Assign] = []  # every `x = f(...)`, anywhere in the file
+        # Only imports, classes (bases, methods), functions and module-level aliases: what another
+        # file's analysis asks of a module it imports (analysis/workspace.py); no expression is
+        # looked at, so calls, evidence, attr_ctors, buffers and name_call_assigns stay empty.
+        self.definitions_only = definitions_only
         if collect:
             self._collect()
 
@@ -98,8 +105,19 @@ class Symbols:
         from graphmend.analysis.dataflow import TENSOR_EVIDENCE  # the one list of tensor methods
 
         module_calls = self.module_calls
+        definitions_only = self.definitions_only
+        expr, stmt = ast.expr, ast.stmt
         while stack:
             node, fi, cls, prefix = stack.pop()
+            if isinstance(node, expr):
+                # an expression holds no statement: its whole subtree is scanned here, in the
+                # order the stack would give (depth-first, children in field order)
+                if not definitions_only:
+                    self._scan_expr(node, fi, TENSOR_EVIDENCE)
+                continue
+            if definitions_only and not isinstance(node, stmt):
+                if not isinstance(node, (ast.excepthandler, ast.match_case)):
+                    continue  # arguments, withitem, keyword, ...: expressions only
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 q = f"{prefix}{node.name}"
                 new = FunctionInfo(node, q, cls)
@@ -140,32 +158,47 @@ class Symbols:
                         self.imports[a.asname or a.name] = f"{src}.{a.name}" if src else a.name
                     else:
                         self.star_imports.append(src)
-            elif isinstance(node, ast.Call):
-                (fi.calls if fi is not None else module_calls).append(node)
-                f = node.func
-                if fi is not None and isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
-                        and f.attr in TENSOR_EVIDENCE:
-                    fi.evidence.add(f.value.id)
-            elif isinstance(node, ast.Attribute):
-                if fi is not None and isinstance(node.value, ast.Name) \
-                        and node.attr in ("shape", "dtype", "device", "ndim"):
-                    fi.evidence.add(node.value.id)
-            elif isinstance(node, ast.Subscript):
-                # x[:, 0], x[..., 1:]: multi-dimensional slicing is what tensors (and arrays) take
-                if fi is not None and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Tuple) \
-                        and any(isinstance(e, (ast.Slice,)) or (isinstance(e, ast.Constant) and e.value is Ellipsis)
-                                for e in node.slice.elts):
-                    fi.evidence.add(node.value.id)
-            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and not definitions_only:
                 if isinstance(node.value.func, ast.Name):  # `m = Model(...)` (torch.compile(m) targets)
                     self.name_call_assigns.append(node)
                 if fi is not None and fi.cls is not None:
                     for t in node.targets:
                         if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                             self._self_assigns.append((fi.cls, t.attr, node.value))
-            for child in reversed(list(ast.iter_child_nodes(node))):
-                stack.append((child, fi, cls if fi is None and isinstance(node, (ast.If, ast.Try, ast.With))
-                              else None, prefix))
+            keep = cls if fi is None and isinstance(node, (ast.If, ast.Try, ast.With)) else None
+            for child in reversed(children(node)):
+                stack.append((child, fi, keep, prefix))
+
+    def _scan_expr(self, root: ast.expr, fi: Optional[FunctionInfo], evidence_methods) -> None:
+        """Calls (per function, or the module's) and tensor evidence in one expression."""
+        calls = fi.calls if fi is not None else self.module_calls
+        Call, Attribute, Subscript, Name = ast.Call, ast.Attribute, ast.Subscript, ast.Name
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            t = type(node)
+            if t is Call:
+                calls.append(node)
+                f = node.func
+                if fi is not None and type(f) is Attribute and type(f.value) is Name \
+                        and f.attr in evidence_methods:
+                    fi.evidence.add(f.value.id)
+            elif t is Attribute:
+                if fi is not None and type(node.value) is Name \
+                        and node.attr in ("shape", "dtype", "device", "ndim"):
+                    fi.evidence.add(node.value.id)
+            elif t is Subscript:
+                # x[:, 0], x[..., 1:]: multi-dimensional slicing is what tensors (and arrays) take
+                if fi is not None and isinstance(node.value, Name) and isinstance(node.slice, ast.Tuple) \
+                        and any(isinstance(e, (ast.Slice,)) or (isinstance(e, ast.Constant) and e.value is Ellipsis)
+                                for e in node.slice.elts):
+                    fi.evidence.add(node.value.id)
+            elif t is Name or t is ast.Constant:
+                continue  # no children
+            kids = children(node)
+            if kids:
+                kids.reverse()
+                stack.extend(kids)
 
     def _finish(self) -> None:
         for stmt in self.tree.body:

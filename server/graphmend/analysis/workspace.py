@@ -65,7 +65,9 @@ class Workspace:
         if f:
             try:
                 text = Path(f).read_text(encoding="utf-8")
-                sym = Symbols(ast.parse(text), modname, is_package=f.endswith("__init__.py"))
+                # only definitions: what resolving a class, its bases and methods needs
+                sym = Symbols(ast.parse(text), modname, is_package=f.endswith("__init__.py"),
+                              definitions_only=True)
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
                 sym = None
         self._symbols[modname] = sym

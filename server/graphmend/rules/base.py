@@ -10,6 +10,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Optional
 
+from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.detect import Site
 from graphmend.analysis.symbols import Symbols
 from graphmend.findings import Applicability
@@ -132,7 +133,7 @@ def uses_after(site: Site, names: set[str]) -> set[str]:
     """Which of `names` are read in the function after the site's statement."""
     end = site.node.end_lineno or site.node.lineno
     out = set()
-    for n in ast.walk(site.func.node):
+    for n in fast_walk(site.func.node):
         if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) \
                 and n.lineno > end:
             out.add(n.id)

@@ -42,6 +42,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.detect import Site
 from graphmend.findings import Applicability, TextEdit
 from graphmend.rules.base import claim_safely, Context, Example, Verdict
@@ -161,21 +162,21 @@ def _walk_exprs(s: ast.stmt):
         v = getattr(s, f, None)
         for e in (v if isinstance(v, list) else [v]):
             if isinstance(e, ast.expr):
-                yield from ast.walk(e)
+                yield from fast_walk(e)
 
 
 def _mask_names(fn) -> dict[str, ast.expr]:
     """Local names bound once to a mask expression."""
     binds: dict[str, list] = {}
-    for n in ast.walk(fn):
+    for n in fast_walk(fn):
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
             for t in targets:
-                for x in ast.walk(t):
+                for x in fast_walk(t):
                     if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
                         binds.setdefault(x.id, []).append(n)
         elif isinstance(n, (ast.For, ast.comprehension)):
-            for x in ast.walk(n.target):
+            for x in fast_walk(n.target):
                 if isinstance(x, ast.Name):
                     binds.setdefault(x.id, []).append(n)
     out = {}

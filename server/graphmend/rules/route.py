@@ -68,6 +68,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Optional
 
+from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.detect import Site
 from graphmend.findings import Applicability, TextEdit
 from graphmend.rules.base import claim_safely, Context, Example, Verdict
@@ -151,7 +152,7 @@ def _is_combine(s: ast.stmt) -> bool:
 
 def _walk_body(body):
     for s in body:
-        for n in ast.walk(s):
+        for n in fast_walk(s):
             if isinstance(n, ast.stmt):
                 yield n
 
@@ -163,7 +164,7 @@ def _hit_list(func: ast.AST, loop: ast.For) -> Optional[ast.Assign]:
         return None
     name = loop.iter.id
     found = None
-    for n in ast.walk(func):
+    for n in fast_walk(func):
         if isinstance(n, ast.Assign) and n.lineno < loop.lineno and any(
                 isinstance(t, ast.Name) and t.id == name for t in n.targets):
             found = n
@@ -276,7 +277,7 @@ def _mask_assigns(body, func, loop) -> list[ast.Assign]:
 def _bool_names(func) -> set[str]:
     names: set[str] = set()
     for _ in range(2):
-        for n in ast.walk(func):
+        for n in fast_walk(func):
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
                     and _is_bool_mask(n.value, names):
                 names.add(n.targets[0].id)

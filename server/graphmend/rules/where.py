@@ -46,6 +46,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.dataflow import Kind
 from graphmend.analysis.detect import Site
 from graphmend.findings import Applicability, TextEdit
@@ -193,7 +194,7 @@ def is_elif(site: Site) -> bool:
     return isinstance(node, ast.If) and any(
         isinstance(p, ast.If) and len(p.orelse) == 1 and p.orelse[0] is node
         and node.lineno > p.lineno and node.col_offset == p.col_offset
-        for p in ast.walk(site.func.node))
+        for p in fast_walk(site.func.node))
 
 
 def _may_raise(e: ast.expr) -> bool:
