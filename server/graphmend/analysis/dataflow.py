@@ -104,6 +104,15 @@ def annotation_kind(ann: Optional[ast.expr], name: str = "") -> Optional[Kind]:
 
 
 _DOC_TENSOR = re.compile(r"^\s*\**(\w+)\**\s*\(\s*`?(?:torch\.)?\w*Tensor\b", re.MULTILINE)
+# Google style without a type in parentheses: `t0: scalar float64 Tensor giving ...` (torchdiffeq).
+# Only words that describe a tensor may come before "Tensor" ("list of Tensor ..." is no tensor).
+_DOC_TENSOR_PLAIN = re.compile(
+    r"^\s*(\w+):\s*(?:(?:a|an|the|scalar|\d-?[dD]|(?:float|int|uint|bfloat|complex)\d*|double|long|bool)\s+){0,3}"
+    r"`?(?:torch\.)?\w*Tensor\b", re.MULTILINE)
+# Methods only a torch tensor has (not Python numbers, not numpy arrays) whose result is a tensor:
+# `norm(y).abs()` is a tensor even when `norm` is a callable the analysis cannot see into.
+TENSOR_ONLY_METHODS = frozenset({"abs", "unsqueeze", "masked_fill", "type_as", "view_as", "expand_as",
+                                 "isinf", "isnan", "isfinite"})
 
 
 def _docstring_tensors(fn: ast.AST) -> set[str]:
@@ -113,7 +122,8 @@ def _docstring_tensors(fn: ast.AST) -> set[str]:
     if not body or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Constant) \
             or not isinstance(body[0].value.value, str):
         return set()
-    return set(_DOC_TENSOR.findall(body[0].value.value))
+    doc = body[0].value.value
+    return set(_DOC_TENSOR.findall(doc)) | set(_DOC_TENSOR_PLAIN.findall(doc))
 
 
 class Env:
@@ -283,7 +293,20 @@ class Env:
             if base is Kind.STATIC and not (isinstance(func.value, ast.Name) and func.value.id == "self"):
                 args = [self.kind(a) for a in e.args] + [self.kind(k.value) for k in e.keywords]
                 return Kind.STATIC if all(a is Kind.STATIC for a in args) else Kind.UNKNOWN
+            if base is Kind.UNKNOWN and func.attr in TENSOR_ONLY_METHODS:
+                return Kind.TENSOR
+            if base is Kind.UNKNOWN and func.attr in ("all", "any") and _elementwise_compare(func.value):
+                return Kind.TENSOR  # `(t[1:] > t[:-1]).all()`: a Python comparison has no .all()
         return Kind.UNKNOWN
+
+
+def _elementwise_compare(e: ast.expr) -> bool:
+    """A comparison, or `&`/`|` of comparisons: `(a > b)`, `(t0 <= t) & (t <= t1)`."""
+    if isinstance(e, ast.Compare):
+        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr)):
+        return _elementwise_compare(e.left) or _elementwise_compare(e.right)
+    return False
 
 
 def _torch_func(q: str) -> Optional[str]:
