@@ -92,6 +92,10 @@ class FunctionWalker:
         self._numbers: Optional[dict[int, set[str]]] = None  # GM401/402: see numbers_at
         # name -> (optional name tested, kind when it is None, kind when not): see record_none_split
         self.none_splits: dict[str, tuple[str, Kind, Kind]] = {}
+        # id() of a node inside a later operand of `and`/`or` -> (earlier operand, the truth it must
+        # have for the later one to run): `self.training and p > 0 and random() < p`
+        self._short_circuit: dict[int, list[tuple[ast.expr, bool]]] = {}
+        self._short_circuit_seen: set[int] = set()
 
     def run(self) -> list[Site]:
         self.block(self.fi.node.body)
@@ -105,7 +109,8 @@ class FunctionWalker:
         if key in self._seen:
             return
         self._seen.add(key)
-        conjuncts = self.path + [(t, True) for t in kw.get("static_test", ())]
+        conjuncts = self.path + self._short_circuit.get(id(node), []) + \
+            [(t, True) for t in kw.get("static_test", ())]
         cond = name_condition(conjuncts, self.env.qualify) if conjuncts else None
         self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), condition=cond, **kw))
 
@@ -394,7 +399,16 @@ class FunctionWalker:
 
     # --- expressions -------------------------------------------------------------------------
     def exprs(self, e: ast.expr) -> None:
-        for node in _walk_expr(e):
+        nodes = _walk_expr(e)
+        for b in nodes:
+            if isinstance(b, ast.BoolOp) and id(b) not in self._short_circuit_seen:
+                self._short_circuit_seen.add(id(b))
+                truth = isinstance(b.op, ast.And)
+                for i, v in enumerate(b.values[1:], 1):
+                    before = [(w, truth) for w in b.values[:i]]
+                    for n in ast.walk(v):
+                        self._short_circuit[id(n)] = self._short_circuit.get(id(n), []) + before
+        for node in nodes:
             if isinstance(node, ast.Call):
                 self.call(node)
             elif isinstance(node, ast.IfExp):
