@@ -161,3 +161,137 @@ def test_both_sizes_read_in_a_loop_are_reported(tmp_path):
         logging.getLogger("torch._dynamo").removeHandler(handler)
         torch._logging.set_logs()
     assert "second_only" in skipped  # Dynamo named the frame it gave up on
+
+
+# x-transformers (x_transformers.py:3646): layer dropout draws `random()` only when the module is
+# training and the rate is positive; `and` short-circuits before the call otherwise. Dynamo breaks
+# (it gives up on the frame: the call is in a loop) only in training with a positive rate.
+LAYERDROP = """\
+from random import random
+
+import torch
+
+
+class Stack(torch.nn.Module):
+    def __init__(self, layer_dropout=0.0):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.layer_dropout = layer_dropout
+
+    def forward(self, x):
+        layer_dropout = self.layer_dropout
+        for _ in range(3):
+            x = self.lin(x)
+            if self.training and layer_dropout > 0. and random() < layer_dropout:  # drop
+                continue
+            x = x * 2
+        return x
+
+
+def plain(x):
+    x = x * 2
+    if random() < 2.0:  # always
+        x = x + 1
+    return x * 3
+
+
+compiled = torch.compile(plain)
+"""
+
+
+def test_short_circuited_call_is_conditional_on_training(tmp_path):
+    found = {(fd.code, fd.span.start.line): fd for fd in analyze_source(LAYERDROP, "case.py").findings}
+    drop = found[("GM403", line_of(LAYERDROP, "# drop"))]
+    assert drop.condition is not None and drop.condition.training is True
+    assert "training" in drop.condition.text
+    always = found[("GM403", line_of(LAYERDROP, "# always"))]  # no condition: it always runs
+    assert always.condition is None
+    mod = load_module(LAYERDROP, tmp_path, "layerdrop")
+    x = torch.randn(2, 4)
+    torch.manual_seed(0)
+    assert graphs(mod.Stack(0.5).eval(), x) == 1  # eval: short-circuited, one graph
+    assert graphs(mod.Stack(0.0).train(), x) == 1  # rate 0: short-circuited
+    # training with a positive rate: Dynamo gives up on the frame (no graph at all, runs eagerly)
+    counter = Counter()
+    torch._dynamo.reset()
+    try:
+        import random as rnd
+        rnd.seed(0)
+        torch.compile(mod.Stack(0.5).train(), backend=counter)(x)
+    finally:
+        torch._dynamo.reset()
+    assert len(counter.graphs) != 1
+    assert graphs(mod.plain, torch.randn(3)) == 2
+
+
+# torchdiffeq (misses of the real-code corpus): tensors the analysis did not see as tensors.
+# interp.py:38, a Google-style docstring (`t0: scalar float64 Tensor ...`); misc.py:107, the
+# `.all()` of an elementwise comparison; misc.py:60/71, `norm(y).abs()` with `norm` a callable
+# argument (only a tensor has `.abs()`). Dynamo breaks at each (a tensor's truth, GB0170). The
+# asserts format their message, as torchdiffeq's do: with no message or a constant one, torch 2.13
+# rewrites `assert <tensor>` into torch._assert and does not break (rewrite_assert_with_torch_assert).
+ODE = """\
+import torch
+
+
+def interp(coefficients, t0, t1, t):
+    \"\"\"Evaluate.
+
+    Args:
+        coefficients: list of Tensor coefficients.
+        t0: scalar float64 Tensor giving the start of the interval.
+        t1: scalar float64 Tensor giving the end of the interval.
+        t: scalar float64 Tensor giving the desired interpolation point.
+    \"\"\"
+    assert (t0 <= t) & (t <= t1), 'invalid interpolation: {}, {}, {}'.format(t0, t, t1)  # doc
+    return coefficients[0] * (t - t0)
+
+
+def increasing(t):
+    assert (t[1:] > t[:-1]).all(), '{} must be strictly increasing'.format('t')  # all
+    return t
+
+
+def select(y0, norm):
+    scale = torch.abs(y0) + 1.0
+    d0 = norm(y0 / scale).abs()
+    d1 = norm(y0 * 2).abs()
+    if d0 < 1e-5 or d1 < 1e-5:  # or
+        return y0 * 0
+    return y0 * 2
+
+
+def f(x):
+    t = torch.linspace(0, 1, 4) + x.sum() * 0
+    return interp([x * 2], t[0], t[3], t[1]) + increasing(t).sum() + select(x, lambda v: v.pow(2).mean().sqrt())
+
+
+def coeffs(coefficients, t):
+    \"\"\"Args:
+        coefficients: list of Tensor coefficients.
+    \"\"\"
+    if coefficients:  # list
+        return t * 3
+    return t * 2
+
+
+compiled = torch.compile(f), torch.compile(coeffs)
+"""
+
+
+def test_torchdiffeq_tensor_conditions_are_found(tmp_path):
+    got = codes(ODE)
+    assert ("GM301", line_of(ODE, "# doc")) in got
+    assert ("GM301", line_of(ODE, "# all")) in got
+    assert ("GM201", line_of(ODE, "# or")) in got
+    assert ("GM201", line_of(ODE, "# list")) not in got  # "list of Tensor" is no tensor
+    mod = load_module(ODE, tmp_path, "ode")
+    x = torch.randn(3)
+    for fn, a in ((mod.interp, ([x * 2], torch.tensor(0.0), torch.tensor(1.0), torch.tensor(0.5))),
+                  (mod.increasing, (torch.linspace(0, 1, 4),)),
+                  (mod.select, (x, lambda v: v.pow(2).mean().sqrt()))):
+        def g(*args, fn=fn):
+            args = [a * 1 if isinstance(a, torch.Tensor) else a for a in args]  # intermediates
+            return fn(*args) * 1
+        assert graphs(g, *a) >= 2, fn.__name__  # a break (the formatted message may add one)
+    assert graphs(mod.coeffs, [x], x) == 1
