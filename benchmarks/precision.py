@@ -150,9 +150,13 @@ def skipped_functions(res: dict[str, Any]) -> list[tuple[str, int, int, str]]:
     for b in res.get("skipped_functions") or []:
         best, short = None, None
         sf = b.get("skipped_frame")
+        start = None
         if sf and str(sf.get("short", "")).startswith("transformers/"):
             short = sf["short"]
-            best = enclosing(short, sf["line"], at_def=True)
+            if str(sf.get("function", "")).startswith("torch_dynamo_resume_in_"):
+                best, start = enclosing(short, sf["line"]), sf["line"]  # the rest of it, from there
+            else:
+                best = enclosing(short, sf["line"], at_def=True)
         if best is None:
             frames = [f for f in b.get("user_stack") or [] if str(f.get("short", "")).startswith("transformers/")]
             if not frames and str(b.get("site", {}).get("short", "")).startswith("transformers/"):
@@ -168,7 +172,7 @@ def skipped_functions(res: dict[str, Any]) -> list[tuple[str, int, int, str]]:
                 short = frames[0]["short"]
                 best = enclosing(short, frames[0]["line"])
         if best is not None:
-            key = (short, best.lineno, best.end_lineno, best.name)
+            key = (short, start or best.lineno, best.end_lineno, best.name)
             if key not in out:
                 out.append(key)
     return out

@@ -86,3 +86,10 @@ def test_child_records_the_frame_dynamo_names():
     assert log.breaks[0]["skipped_frame"] == {"file": "/x/transformers/models/m/modeling_m.py",
                                               "short": "transformers/models/m/modeling_m.py",
                                               "line": 6, "function": "points"}
+
+
+def test_a_resume_function_is_skipped_from_its_line_on(tmp_path):
+    rec = {"site": _fr(10, "points"), "skipped": True, "user_stack": [_fr(10, "points")],
+           "skipped_frame": _fr(9, "torch_dynamo_resume_in_points_at_9")}
+    assert _prec().skipped_functions(_res(tmp_path, rec)) == [
+        ("transformers/models/m/modeling_m.py", 9, 11, "points")]
