@@ -295,3 +295,28 @@ def test_torchdiffeq_tensor_conditions_are_found(tmp_path):
             return fn(*args) * 1
         assert graphs(g, *a) >= 2, fn.__name__  # a break (the formatted message may add one)
     assert graphs(mod.coeffs, [x], x) == 1
+
+
+# torchdiffeq rk_common.py:236-238: `self.step_t = step_t` (a tensor), then
+# `bisect.bisect(self.step_t.tolist(), ...)` in the same method. Dynamo breaks at the `.tolist()`
+# of a float tensor (and again at bisect, a function it skips).
+SELF_ATTR = """\
+import bisect
+
+import torch
+
+
+class Solver(torch.nn.Module):
+    def forward(self, t, step):
+        t = t * 1
+        step_t = torch.abs(step)
+        self.step_t = step_t
+        self.index = min(bisect.bisect(self.step_t.tolist(), t[0]), len(self.step_t) - 1)  # tolist
+        return t * 2
+"""
+
+
+def test_tensor_stored_on_self_then_read(tmp_path):
+    assert ("GM401", line_of(SELF_ATTR, "# tolist")) in codes(SELF_ATTR)
+    mod = load_module(SELF_ATTR, tmp_path, "self_attr")
+    assert graphs(mod.Solver(), torch.linspace(0, 1, 4), torch.tensor([0.5, 0.2])) >= 2

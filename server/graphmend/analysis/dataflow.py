@@ -135,6 +135,7 @@ class Env:
         self.cls: Optional[ClassInfo] = fi.cls
         self.kinds: dict[str, Kind] = {}
         self.locals: set[str] = set()
+        self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
         args = fi.node.args
         evidence = fi.evidence | _docstring_tensors(fi.node)
         all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
@@ -170,6 +171,13 @@ class Env:
                               (Kind.STATIC if kind is Kind.STATIC else Kind.UNKNOWN))
         elif isinstance(target, ast.Starred):
             self.bind(target.value, Kind.UNKNOWN)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                and target.value.id == "self":
+            # `self.step_t = step_t` (a tensor), then `self.step_t.tolist()` in the same method
+            if kind is Kind.TENSOR:
+                self.self_kinds[target.attr] = kind
+            else:
+                self.self_kinds.pop(target.attr, None)
 
     def merge(self, other: dict[str, Kind]) -> None:
         for k, v in other.items():
@@ -182,6 +190,8 @@ class Env:
         return self.symbols.qualify(e)
 
     def self_attr_kind(self, attr: str) -> Kind:
+        if attr in self.self_kinds:
+            return self.self_kinds[attr]
         if self.cls is None:
             return Kind.STATIC
         if attr in self.cls.buffers:
