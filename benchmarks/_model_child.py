@@ -431,6 +431,7 @@ class _ListHandler(logging.Handler):
 
 
 _LOG_AT = re.compile(r"in user code at (?P<file>.+?):(?P<line>\d+)")
+_LOG_SKIPPED = re.compile(r"frame skipped: (?P<fn>\S+) \((?P<file>.+?) line (?P<line>\d+)\)")
 _LOG_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\s*$')
 
 
@@ -465,6 +466,10 @@ class _BreakLog(logging.Handler):
                             "gb": text[idx + 4: idx + 10].upper() if idx >= 0 else None,
                             "summary": reason[0] if reason else "",
                             "skipped": "Skipping the function" in text, "user_stack": stack})
+        sk = _LOG_SKIPPED.search(text)
+        if sk is not None:  # the frame Dynamo gave up on (a graph break in a loop names it)
+            self.breaks[-1]["skipped_frame"] = {"file": sk["file"], "short": _short_path(sk["file"]),
+                                                "line": int(sk["line"]), "function": sk["fn"]}
 
 
 # --------------------------------------------------------------------------------------------------

@@ -110,27 +110,69 @@ def condition_met(cond: dict[str, Any] | None, run_dtype: str, training: bool = 
 
 
 def skipped_functions(res: dict[str, Any]) -> list[tuple[str, int, int, str]]:
-    """(file, first line, last line, name) of the functions Dynamo skipped whole: the frame it was
-    compiling when it gave up (the first transformers frame of the log's user stack)."""
+    """(file, first line, last line, name) of the functions Dynamo skipped whole.
+
+    Which frame that is: the one Dynamo names ("frame skipped: NAME (FILE line N)", recorded by the
+    child as `skipped_frame`) when the log has it; else, for a break inside a for/while loop
+    ("graph break in loop ... Skipping the frame", torch 2.13: Dynamo gives up on the frame whose
+    loop holds the break, as with grounding-dino's `get_reference_points`), the innermost
+    transformers frame of the user stack whose line is inside a loop of its function; else the
+    frame it was compiling when it gave up (the first transformers frame of the user stack). A
+    record without a user stack (a duplicate) falls back to its site."""
     import ast
     root = Path(res.get("transformers_file", "")).parent.parent
+    trees: dict[str, Any] = {}
+
+    def tree_of(short: str):
+        if short not in trees:
+            try:
+                trees[short] = ast.parse((root / short).read_text(encoding="utf-8"))
+            except (OSError, SyntaxError, ValueError):
+                trees[short] = None
+        return trees[short]
+
+    def enclosing(short: str, line: int, *, at_def: bool = False):
+        tree = tree_of(short)
+        best = None
+        for n in ast.walk(tree) if tree is not None else ():
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([n.lineno, *(d.lineno for d in n.decorator_list)])
+                if (first <= line <= n.lineno) if at_def else (n.lineno <= line <= n.end_lineno):
+                    if best is None or n.lineno > best.lineno:
+                        best = n
+        return best
+
+    def in_loop(fn, line: int) -> bool:
+        return any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and n.lineno <= line <= n.end_lineno
+                   for n in ast.walk(fn))
+
     out = []
     for b in res.get("skipped_functions") or []:
-        frames = [f for f in b.get("user_stack") or [] if str(f.get("short", "")).startswith("transformers/")]
-        if not frames:
-            continue
-        top = frames[0]
-        try:
-            tree = ast.parse((root / top["short"]).read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, ValueError):
-            continue
-        best = None
-        for n in ast.walk(tree):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= top["line"] <= n.end_lineno:
-                if best is None or n.lineno > best.lineno:
-                    best = n
+        best, short = None, None
+        sf = b.get("skipped_frame")
+        start = None
+        if sf and str(sf.get("short", "")).startswith("transformers/"):
+            short = sf["short"]
+            if str(sf.get("function", "")).startswith("torch_dynamo_resume_in_"):
+                best, start = enclosing(short, sf["line"]), sf["line"]  # the rest of it, from there
+            else:
+                best = enclosing(short, sf["line"], at_def=True)
+        if best is None:
+            frames = [f for f in b.get("user_stack") or [] if str(f.get("short", "")).startswith("transformers/")]
+            if not frames and str(b.get("site", {}).get("short", "")).startswith("transformers/"):
+                frames = [b["site"]]
+            if not frames:
+                continue
+            for f in reversed(frames):
+                fn = enclosing(f["short"], f["line"])
+                if fn is not None and in_loop(fn, f["line"]):
+                    best, short = fn, f["short"]
+                    break
+            else:
+                short = frames[0]["short"]
+                best = enclosing(short, frames[0]["line"])
         if best is not None:
-            key = (top["short"], best.lineno, best.end_lineno, best.name)
+            key = (short, start or best.lineno, best.end_lineno, best.name)
             if key not in out:
                 out.append(key)
     return out

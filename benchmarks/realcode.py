@@ -162,8 +162,42 @@ def _span(f: dict[str, Any]) -> range:
     return range(f["line"], (f.get("end_line") or f["line"]) + 1)
 
 
+def skipped_regions(res: dict[str, Any], package: str, site: Path) -> list[tuple[str, int, int, str]]:
+    """(file, first line, last line, name) of the code Dynamo gave up on: the frame each
+    "Skipping the function and falling back to eager" log record names ("frame skipped: NAME
+    (FILE line N)", recorded by the child as `skipped_frame`; a break inside a loop skips the frame
+    holding the loop). A resume function (`torch_dynamo_resume_in_f_at_N`) is the rest of `f` from
+    line N on. Findings there cannot show a break while that code runs eagerly."""
+    import ast
+    out: list[tuple[str, int, int, str]] = []
+    for b in res.get("skipped_functions") or []:
+        sf = b.get("skipped_frame") or {}
+        rel = _rel(sf.get("file", ""), site)
+        if not rel.startswith(package + "/"):
+            continue
+        try:
+            tree = ast.parse((site / rel).read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        line, resume = sf["line"], str(sf.get("function", "")).startswith("torch_dynamo_resume_in_")
+        best = None
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([n.lineno, *(d.lineno for d in n.decorator_list)])
+                hit = (n.lineno <= line <= n.end_lineno) if resume else (first <= line <= n.lineno)
+                if hit and (best is None or n.lineno > best.lineno):
+                    best = n
+        if best is not None:
+            key = (rel, line if resume else best.lineno, best.end_lineno, best.name)
+            if key not in out:
+                out.append(key)
+    return out
+
+
 def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list[dict[str, Any]],
-             package: str, site: Path) -> dict[str, Any]:
+             package: str, site: Path, training: bool = False) -> dict[str, Any]:
+    """`training`: the entry runs its modules in training mode (a finding that breaks only in eval,
+    or only in training, is reported apart when the run is in the other mode)."""
     sites = break_sites(orig, package, site)
     named = [s for s in sites if s["named"]]
     hits, misses = [], []
@@ -172,12 +206,22 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
         (hits if direct else misses).append({**s, "codes": sorted({f["code"] for f in direct})})
     cov = {k if k.startswith(package + "/") else _rel(k, site): set(v) for k, v in (orig.get("coverage") or {}).items()}
     frames = [(s["file"], s["line"]) for s in sites] + [fl for s in sites for fl in s["stack"]]
-    executed, confirmed, false_alarms = [], [], []
+    executed, confirmed, false_alarms, conditional, masked = [], [], [], [], []
+    skipped = skipped_regions(orig, package, site)
     for f in findings:
         if not any(ln in cov.get(f["file"], ()) for ln in _span(f)):
             continue
+        broke = any(file == f["file"] and ln in _span(f) for file, ln in frames)
+        need = (f.get("condition") or {}).get("training")
+        if not broke and need is not None and bool(need) != training:
+            conditional.append(f)  # "breaks only when the module is training", in an eval run
+            continue
+        inside = [k for k in skipped if k[0] == f["file"] and k[1] <= f["line"] <= k[2]]
+        if inside and not broke and f["code"] != "GM501":
+            masked.append({**f, "function": inside[0][3]})
+            continue
         executed.append(f)
-        if any(file == f["file"] and ln in _span(f) for file, ln in frames):
+        if broke or inside:  # a GM501 predicts that skip
             confirmed.append(f)
         else:
             false_alarms.append(f)
@@ -197,7 +241,8 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
             "other_sites": [s for s in sites if not s["named"]], "misses": misses,
             "findings": len(findings), "findings_executed": len(executed), "confirmed": len(confirmed),
             "precision": round(len(confirmed) / len(executed), 3) if executed else None,
-            "false_alarms": false_alarms, "fixable": sum(1 for f in findings if f.get("fixable")),
+            "false_alarms": false_alarms, "conditional_not_met": conditional, "masked_by_skip": masked,
+            "fixable": sum(1 for f in findings if f.get("fixable")),
             "fixable_executed": sum(1 for f in executed if f.get("fixable")), "still_breaking": still}
 
 
@@ -228,7 +273,7 @@ def measure(name: str, *, py: Path, site: Path, timeout: float, log) -> dict[str
     row["static_error"] = static.get("error")
     if orig.get("ok"):
         row.update(evaluate(orig, mended if mended.get("ok") else None, static.get("findings") or [],
-                            e.package, site))
+                            e.package, site, training=e.training))
     h = mended.get("hook") or {}
     row["hook"] = {k: h.get(k) for k in ("modules", "mended_modules", "fixes", "failed")}
     row["seconds"] = round(time.perf_counter() - t0, 1)
@@ -291,6 +336,8 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "named_sites": named, "found": found, "recall": round(found / named, 3) if named else None,
             "findings_executed": ex, "confirmed": conf, "precision": round(conf / ex, 3) if ex else None,
             "false_alarms": sum(len(r["false_alarms"]) for r in ok),
+            "conditional_not_met": sum(len(r.get("conditional_not_met") or []) for r in ok),
+            "masked_by_skip": sum(len(r.get("masked_by_skip") or []) for r in ok),
             "still_breaking": sum(len(r["still_breaking"]) for r in ok),
             "outputs_equal": all(_eq3(r.get("compare"), "outputs") == "yes/yes/yes" for r in ok),
             "messages_equal": all(_eq3(r.get("compare"), "messages") == "yes/yes/yes" for r in ok)}
@@ -305,11 +352,20 @@ def markdown(data: dict[str, Any]) -> str:
              f"{t['findings_executed']}), {t['false_alarms']} false alarms; {t['still_breaking']} mended but "
              f"still breaking; outputs bitwise equal on every entry: {'yes' if t['outputs_equal'] else 'NO'}, "
              f"messages equal: {'yes' if t['messages_equal'] else 'NO'}."
-             + (f" Failed: {', '.join(t['failed'])}." if t["failed"] else "")]
+             + (f" Failed: {', '.join(t['failed'])}." if t["failed"] else "")
+             + (f" Apart from precision: {t.get('conditional_not_met', 0)} findings whose named condition "
+                f"(training or eval mode) the run did not meet, {t.get('masked_by_skip', 0)} in code Dynamo "
+                "skipped (fell back to eager), where no break can show."
+                if t.get("conditional_not_met") or t.get("masked_by_skip") else "")]
     sections = [("Misses (a named break site no finding covers)", "misses",
                  lambda s: f"{s['file']}:{s['line']} {s['kind']} {s['summary'][:70]!r} `{s['source'][:60]}`"),
                 ("False alarms (finding on an executed line, Dynamo did not break there)", "false_alarms",
                  lambda f: f"{f['file']}:{f['line']} {f['code']} {(f.get('message') or '')[:90]}"),
+                ("Apart: conditional, condition not met in this run", "conditional_not_met",
+                 lambda f: f"{f['file']}:{f['line']} {f['code']} {(f.get('message') or '')[:90]}"),
+                ("Apart: in code Dynamo skipped (a break before them in the same frame made it fall back "
+                 "to eager)", "masked_by_skip",
+                 lambda f: f"{f['file']}:{f['line']} {f['code']} in {f['function']}()"),
                 ("Mended but still breaking", "still_breaking",
                  lambda f: f"{f['file']}:{f['line']} {f['code']} ({f['break'][:70]})"),
                 ("Break sites of kinds GraphMend does not name", "other_sites",

@@ -29,6 +29,7 @@ class Entry:
     build: Callable
     check: list[str] = field(default_factory=list)  # package-relative paths `graphmend check` scans
     grad: bool = False  # a training step (autograd on)
+    training: bool = False  # its modules run in training mode (nn.Module.train())
     loggers: tuple[str, ...] = ()
     # GraphMend's scope for the package: "module" where the compiled caller is the user's code
     # (a sampler loop calling `scheduler.step`, a function calling `odeint`), so no entry inside
@@ -285,10 +286,10 @@ ENTRIES = {e.name: e for e in [
           ["x_transformers"]),
     Entry("x-transformers-train", "x_transformers", "x-transformers==2.31.10",
           "TransformerWrapper(Decoder): a training step (loss, backward, SGD)", _x_transformers_train,
-          ["x_transformers"], grad=True),
+          ["x_transformers"], grad=True, training=True),
     Entry("vq-train", "vector_quantize_pytorch", "vector-quantize-pytorch==1.32.0",
           "VectorQuantize in training mode (EMA codebook update)", _vector_quantize_train,
-          ["vector_quantize_pytorch"]),
+          ["vector_quantize_pytorch"], training=True),
     Entry("residual-vq", "vector_quantize_pytorch", "vector-quantize-pytorch==1.32.0",
           "ResidualVQ, eval forward", _vector_quantize_eval, ["vector_quantize_pytorch"]),
     Entry("st-moe", "st_moe_pytorch", "st-moe-pytorch==0.1.8", "MoE (ST-MoE top-2 routing), eval forward",

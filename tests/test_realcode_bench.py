@@ -81,3 +81,35 @@ def test_report_totals_and_lists():
     md = bench.markdown(data)
     assert "| toy | pkg==1 | 2 -> 1 | 1 -> 1 | 3 | 3/3 (100%) |" in md
     assert "- pkg/a.py:30 GM401" in md and "Mended but still breaking:" in md
+
+
+def test_skipped_frames_and_unmet_conditions_are_apart(tmp_path):
+    # torchdiffeq's _runge_kutta_step: a break in its loop (line 3) makes Dynamo skip the frame, so
+    # a finding after the loop (line 5) never sees Dynamo; a resume function skips the rest of `g`
+    # from its line on. x-transformers' layer dropout: "breaks only when the module is training".
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(
+        "def f(t):\n    for a in t:\n        if a == 1.:\n            pass\n    if t.sum() > 0:\n        pass\n"
+        "\n\ndef g(x):\n    x = x + 1\n    y = x.item()\n    if x.any():\n        pass\n")
+    site = tmp_path
+    fr = lambda line, fn: {"file": f"{site}/pkg/m.py", "line": line, "function": fn}  # noqa: E731
+    orig = {"ok": True, "breaks": 2,
+            "break_reasons": [{"summary": "generic_jump TensorVariable()", "gb": "GB0170",
+                               "user_stack": [{"file": f"{site}/pkg/m.py", "line": 3}]}],
+            "skipped_functions": [{"skipped": True, "skipped_frame": fr(1, "f")},
+                                  {"skipped": True, "skipped_frame": fr(11, "torch_dynamo_resume_in_g_at_11")},
+                                  {"skipped": True, "skipped_frame": {"file": "/elsewhere/x.py", "line": 1,
+                                                                      "function": "h"}}],
+            "coverage": {f"{site}/pkg/m.py": [1, 2, 3, 5, 10, 11, 12]}}
+    findings = [_f("pkg/m.py", 3, "GM201"), _f("pkg/m.py", 5, "GM201"), _f("pkg/m.py", 12, "GM201"),
+                _f("pkg/m.py", 10, "GM403"), {**_f("pkg/m.py", 11, "GM403"), "condition": {"training": True}}]
+    bench = _bench()
+    assert bench.skipped_regions(orig, "pkg", site) == [("pkg/m.py", 1, 6, "f"), ("pkg/m.py", 11, 13, "g")]
+    r = bench.evaluate(orig, None, findings, "pkg", site)  # an eval run
+    assert [(f["line"], f["function"]) for f in r["masked_by_skip"]] == [(5, "f"), (12, "g")]
+    assert [f["line"] for f in r["conditional_not_met"]] == [11]
+    assert [f["line"] for f in r["false_alarms"]] == [10]  # before the resume point: still scored
+    assert (r["findings_executed"], r["confirmed"]) == (2, 1)
+    r = bench.evaluate(orig, None, findings, "pkg", site, training=True)  # in training it is scored
+    assert r["conditional_not_met"] == []
+    assert sorted(f["line"] for f in r["masked_by_skip"]) == [5, 11, 12]

@@ -104,6 +104,15 @@ def annotation_kind(ann: Optional[ast.expr], name: str = "") -> Optional[Kind]:
 
 
 _DOC_TENSOR = re.compile(r"^\s*\**(\w+)\**\s*\(\s*`?(?:torch\.)?\w*Tensor\b", re.MULTILINE)
+# Google style without a type in parentheses: `t0: scalar float64 Tensor giving ...` (torchdiffeq).
+# Only words that describe a tensor may come before "Tensor" ("list of Tensor ..." is no tensor).
+_DOC_TENSOR_PLAIN = re.compile(
+    r"^\s*(\w+):\s*(?:(?:a|an|the|scalar|\d-?[dD]|(?:float|int|uint|bfloat|complex)\d*|double|long|bool)\s+){0,3}"
+    r"`?(?:torch\.)?\w*Tensor\b", re.MULTILINE)
+# Methods only a torch tensor has (not Python numbers, not numpy arrays) whose result is a tensor:
+# `norm(y).abs()` is a tensor even when `norm` is a callable the analysis cannot see into.
+TENSOR_ONLY_METHODS = frozenset({"abs", "unsqueeze", "masked_fill", "type_as", "view_as", "expand_as",
+                                 "isinf", "isnan", "isfinite"})
 
 
 def _docstring_tensors(fn: ast.AST) -> set[str]:
@@ -113,7 +122,8 @@ def _docstring_tensors(fn: ast.AST) -> set[str]:
     if not body or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Constant) \
             or not isinstance(body[0].value.value, str):
         return set()
-    return set(_DOC_TENSOR.findall(body[0].value.value))
+    doc = body[0].value.value
+    return set(_DOC_TENSOR.findall(doc)) | set(_DOC_TENSOR_PLAIN.findall(doc))
 
 
 class Env:
@@ -125,6 +135,7 @@ class Env:
         self.cls: Optional[ClassInfo] = fi.cls
         self.kinds: dict[str, Kind] = {}
         self.locals: set[str] = set()
+        self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
         args = fi.node.args
         evidence = fi.evidence | _docstring_tensors(fi.node)
         all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
@@ -160,6 +171,13 @@ class Env:
                               (Kind.STATIC if kind is Kind.STATIC else Kind.UNKNOWN))
         elif isinstance(target, ast.Starred):
             self.bind(target.value, Kind.UNKNOWN)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                and target.value.id == "self":
+            # `self.step_t = step_t` (a tensor), then `self.step_t.tolist()` in the same method
+            if kind is Kind.TENSOR:
+                self.self_kinds[target.attr] = kind
+            else:
+                self.self_kinds.pop(target.attr, None)
 
     def merge(self, other: dict[str, Kind]) -> None:
         for k, v in other.items():
@@ -172,6 +190,8 @@ class Env:
         return self.symbols.qualify(e)
 
     def self_attr_kind(self, attr: str) -> Kind:
+        if attr in self.self_kinds:
+            return self.self_kinds[attr]
         if self.cls is None:
             return Kind.STATIC
         if attr in self.cls.buffers:
@@ -283,7 +303,20 @@ class Env:
             if base is Kind.STATIC and not (isinstance(func.value, ast.Name) and func.value.id == "self"):
                 args = [self.kind(a) for a in e.args] + [self.kind(k.value) for k in e.keywords]
                 return Kind.STATIC if all(a is Kind.STATIC for a in args) else Kind.UNKNOWN
+            if base is Kind.UNKNOWN and func.attr in TENSOR_ONLY_METHODS:
+                return Kind.TENSOR
+            if base is Kind.UNKNOWN and func.attr in ("all", "any") and _elementwise_compare(func.value):
+                return Kind.TENSOR  # `(t[1:] > t[:-1]).all()`: a Python comparison has no .all()
         return Kind.UNKNOWN
+
+
+def _elementwise_compare(e: ast.expr) -> bool:
+    """A comparison, or `&`/`|` of comparisons: `(a > b)`, `(t0 <= t) & (t <= t1)`."""
+    if isinstance(e, ast.Compare):
+        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr)):
+        return _elementwise_compare(e.left) or _elementwise_compare(e.right)
+    return False
 
 
 def _torch_func(q: str) -> Optional[str]:

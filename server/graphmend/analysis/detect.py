@@ -92,6 +92,12 @@ class FunctionWalker:
         self.guard_names: dict[str, bool] = {}  # locals bound to a compile-time test, by value under Dynamo
         self._reads: dict[str, tuple] = {}  # name -> (assignment, read call, tensor, how): `v = t.item()`
         self._numbers: Optional[dict[int, set[str]]] = None  # GM401/402: see numbers_at
+        # name -> (optional name tested, kind when it is None, kind when not): see record_none_split
+        self.none_splits: dict[str, tuple[str, Kind, Kind]] = {}
+        # id() of a node inside a later operand of `and`/`or` -> (earlier operand, the truth it must
+        # have for the later one to run): `self.training and p > 0 and random() < p`
+        self._short_circuit: dict[int, list[tuple[ast.expr, bool]]] = {}
+        self._short_circuit_seen: set[int] = set()
 
     def run(self) -> list[Site]:
         self.block(self.fi.node.body)
@@ -105,7 +111,8 @@ class FunctionWalker:
         if key in self._seen:
             return
         self._seen.add(key)
-        conjuncts = self.path + [(t, True) for t in kw.get("static_test", ())]
+        conjuncts = self.path + self._short_circuit.get(id(node), []) + \
+            [(t, True) for t in kw.get("static_test", ())]
         cond = name_condition(conjuncts, self.env.qualify) if conjuncts else None
         self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), condition=cond, **kw))
 
@@ -118,6 +125,13 @@ class FunctionWalker:
         env = self.env
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return  # nested definitions are walked as functions of their own when reached
+        if self.none_splits:
+            if isinstance(s, ast.Assign):
+                self.forget_splits(s.targets)
+            elif isinstance(s, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+                self.forget_splits([s.target])
+            elif isinstance(s, (ast.With, ast.AsyncWith)):
+                self.forget_splits([i.optional_vars for i in s.items if i.optional_vars is not None])
         if isinstance(s, ast.Assign):
             self.exprs(s.value)
             k = env.kind(s.value)
@@ -251,13 +265,43 @@ class FunctionWalker:
         self.cond(s, s.test)
         before = dict(self.env.kinds)
         self.path.append((s.test, True))
+        none_body, none_else = _none_tests(s.test)
+        self.assume_none(none_body)
         self.block(s.body)
         self.path[-1] = (s.test, False)
         after_body = self.env.kinds
         self.env.kinds = dict(before)
+        self.assume_none(none_else)
         self.block(s.orelse)
         self.path.pop()
+        if isinstance(s.test, ast.Compare) and len(none_body) == 1:
+            self.record_none_split(none_body[0], after_body, self.env.kinds)
         self.env.merge(after_body)
+
+    # --- values that depend on whether an optional argument is None ------------------------------
+    # `if cache_position is not None: past = cache_position[0] (a tensor) else: past = 0` and,
+    # later, `if cache_position is None: torch.arange(past, ...)`: on the path that reaches the
+    # arange, `past` is the int. For each name whose kind differs between the two sides of such a
+    # test, the kind on each side is kept (until the name or the tested one is rebound) and used
+    # inside a later branch on the same test (Hugging Face's cache_position / past length).
+    def record_none_split(self, test: tuple[str, bool], body: dict, orelse: dict) -> None:
+        name, is_none = test
+        none_side, other = (body, orelse) if is_none else (orelse, body)
+        for n in set(body) | set(orelse):
+            if n != name and none_side.get(n, Kind.STATIC) != other.get(n, Kind.STATIC):
+                self.none_splits[n] = (name, none_side.get(n, Kind.STATIC), other.get(n, Kind.STATIC))
+
+    def assume_none(self, tests: list[tuple[str, bool]]) -> None:
+        for tested, is_none in tests:
+            for n, (name, k_none, k_other) in self.none_splits.items():
+                if name == tested:
+                    self.env.kinds[n] = k_none if is_none else k_other
+
+    def forget_splits(self, targets) -> None:
+        names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if names and self.none_splits:
+            self.none_splits = {n: v for n, v in self.none_splits.items()
+                                if n not in names and v[0] not in names}
 
     def compile_only_none(self, s: ast.If) -> None:
         """GM501: `if X is None and not is_compiling(): X = <default>` leaves X None under
@@ -359,7 +403,16 @@ class FunctionWalker:
 
     # --- expressions -------------------------------------------------------------------------
     def exprs(self, e: ast.expr) -> None:
-        for node in _walk_expr(e):
+        nodes = _walk_expr(e)
+        for b in nodes:
+            if isinstance(b, ast.BoolOp) and id(b) not in self._short_circuit_seen:
+                self._short_circuit_seen.add(id(b))
+                truth = isinstance(b.op, ast.And)
+                for i, v in enumerate(b.values[1:], 1):
+                    before = [(w, truth) for w in b.values[:i]]
+                    for n in ast.walk(v):
+                        self._short_circuit[id(n)] = self._short_circuit.get(id(n), []) + before
+        for node in nodes:
             if isinstance(node, ast.Call):
                 self.call(node)
             elif isinstance(node, ast.IfExp):
@@ -517,6 +570,24 @@ def _size_args(c: ast.Call, positions: tuple[int, ...], keywords: tuple[str, ...
             continue
         out.extend(a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])
     return out
+
+
+def _none_tests(test: ast.expr) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+    """What an `if` test proves about local names being None: (in the body, in the else branch),
+    each a list of (name, is None). `x is None` / `x is not None`, and in the body also such
+    operands of an `and`."""
+    def one(e: ast.expr) -> Optional[tuple[str, bool]]:
+        if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.left, ast.Name) \
+                and isinstance(e.comparators[0], ast.Constant) and e.comparators[0].value is None \
+                and isinstance(e.ops[0], (ast.Is, ast.IsNot)):
+            return e.left.id, isinstance(e.ops[0], ast.Is)
+        return None
+    t = one(test)
+    if t is not None:
+        return [t], [(t[0], not t[1])]
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [x for x in map(one, test.values) if x is not None], []
+    return [], []
 
 
 def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:

@@ -1,0 +1,95 @@
+"""Which functions benchmarks/precision.py counts as skipped whole by Dynamo (their findings are
+reported apart: their breaks cannot show while the function runs eagerly). No torch import.
+
+torch 2.13 gives up on a frame when a graph break falls inside one of its for/while loops
+("graph break in loop ... Skipping the frame and falling back to eager"): the code of that loop
+after the break never reaches Dynamo. tests/test_precision_guards.py measures that on a small
+function; here the scoring must name that frame, not the outermost one of the stack."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from loading import load_path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SRC = '''\
+class Model:
+    def forward(self, shapes):
+        x = 1
+        return self.points(shapes) + x
+
+    @staticmethod
+    def points(shapes):
+        out = []
+        for h, w in shapes:
+            out.append(linspace(h) + linspace(w))
+        return out
+
+    def other(self, mask):
+        return mask.shape
+'''
+
+
+def _prec():
+    return load_path(ROOT / "benchmarks" / "precision.py", "graphmend_bench_precision_test", reuse=True)
+
+
+def _res(tmp_path, record):
+    pkg = tmp_path / "transformers" / "models" / "m"
+    pkg.mkdir(parents=True)
+    (pkg / "modeling_m.py").write_text(SRC)
+    return {"transformers_file": str(tmp_path / "transformers" / "__init__.py"),
+            "skipped_functions": [record]}
+
+
+def _fr(line, fn):
+    return {"short": "transformers/models/m/modeling_m.py", "line": line, "function": fn}
+
+
+def test_loop_break_skips_the_frame_holding_the_loop(tmp_path):
+    rec = {"site": _fr(10, "points"), "skipped": True,
+           "user_stack": [{"short": "harness.py", "line": 1}, _fr(4, "forward"), _fr(10, "points")]}
+    got = _prec().skipped_functions(_res(tmp_path, rec))
+    assert got == [("transformers/models/m/modeling_m.py", 7, 11, "points")]
+
+
+def test_break_outside_loops_skips_the_compiled_frame(tmp_path):
+    rec = {"site": _fr(14, "other"), "skipped": True,
+           "user_stack": [_fr(4, "forward"), _fr(14, "other")]}
+    got = _prec().skipped_functions(_res(tmp_path, rec))
+    assert got == [("transformers/models/m/modeling_m.py", 2, 4, "forward")]
+
+
+def test_frame_named_by_dynamo_wins_and_duplicates_fall_back_to_the_site(tmp_path):
+    # Dynamo's "frame skipped: points (FILE line 6)": the line of its decorator
+    named = {"site": _fr(14, "other"), "skipped": True, "user_stack": [_fr(4, "forward"), _fr(14, "other")],
+             "skipped_frame": _fr(6, "points")}
+    assert _prec().skipped_functions(_res(tmp_path, named)) == [
+        ("transformers/models/m/modeling_m.py", 7, 11, "points")]
+    dup = {"site": _fr(10, "points"), "skipped": True, "user_stack": []}
+    assert _prec().skipped_functions(_res(tmp_path / "d", dup)) == [
+        ("transformers/models/m/modeling_m.py", 7, 11, "points")]
+
+
+def test_child_records_the_frame_dynamo_names():
+    child = load_path(ROOT / "benchmarks" / "_model_child.py", "graphmend_bench_child_test", reuse=True)
+    log = child._BreakLog()
+    text = ("Graph break in user code at /x/transformers/models/m/modeling_m.py:10\n"
+            "Graph Break Reason: Failed to handle graph break gracefully. Skipping the function and falling "
+            "back to eager. Graph break encountered:\ngraph break in loop\n  Developer debug context: frame "
+            "skipped: points (/x/transformers/models/m/modeling_m.py line 6)\n")
+    log.emit(logging.LogRecord("torch._dynamo.__graph_breaks", logging.DEBUG, "", 0, text, None, None))
+    assert log.breaks[0]["skipped"]
+    assert log.breaks[0]["skipped_frame"] == {"file": "/x/transformers/models/m/modeling_m.py",
+                                              "short": "transformers/models/m/modeling_m.py",
+                                              "line": 6, "function": "points"}
+
+
+def test_a_resume_function_is_skipped_from_its_line_on(tmp_path):
+    rec = {"site": _fr(10, "points"), "skipped": True, "user_stack": [_fr(10, "points")],
+           "skipped_frame": _fr(9, "torch_dynamo_resume_in_points_at_9")}
+    assert _prec().skipped_functions(_res(tmp_path, rec)) == [
+        ("transformers/models/m/modeling_m.py", 9, 11, "points")]
