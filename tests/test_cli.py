@@ -64,6 +64,11 @@ def as_summary(analyze):
 def patch_analysis(monkeypatch, analyze):
     monkeypatch.setattr(scan.analysis, "analyze_source", analyze)
     monkeypatch.setattr(scan.analysis, "summarize", as_summary(analyze))
+    # a patched analysis reaches worker processes only through fork; scan picks forkserver when
+    # this process has another thread, which an earlier test in the same pytest worker may leave
+    # behind: the workers then ran the real analysis, and these tests failed depending on order
+    if "fork" in multiprocessing.get_all_start_methods():
+        monkeypatch.setattr(scan, "_mp_context", lambda: multiprocessing.get_context("fork"))
 
 
 def fake_fix(text, path="<string>", settings=None, unsafe=False, workspace=None, external=None, runtime=None):
