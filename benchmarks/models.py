@@ -819,6 +819,7 @@ def totals(results: list[dict[str, Any]]) -> dict[str, Any]:
         "clean_unchanged": sum(1 for c in clean if c["unchanged"]),
         # rows whose mended copy ran with `import graphmend` failing (its vendored runtime alone)
         "without_graphmend": sum(1 for r in rows if r["mended"].get("graphmend_importable") is False),
+        "without_graphmend_recorded": sum(1 for r in rows if "graphmend_importable" in r["mended"]),
         "not_measured": failed,
         "within_tolerance": [r["spec"] for r in rows if _tolerated(r)
                              and not all(v.get("equal") for v in ((r.get("compare") or {}).get("outputs")
@@ -849,9 +850,11 @@ def format_totals(t: dict[str, Any]) -> str:
     lines.append(f"Mended but still breaking (a break on a line the fix wrote; must be 0): "
                  f"{t.get('still_breaking', 0)}" + (": " + "; ".join(t["still_breaking_sites"])
                                                     if t.get("still_breaking_sites") else ""))
-    if t.get("without_graphmend") is not None:
+    if t.get("without_graphmend_recorded"):
         lines.append(f"Mended copies run with graphmend unimportable (the vendored runtime alone): "
-                     f"{t['without_graphmend']} of {t['rows']} rows.")
+                     f"{t['without_graphmend']} of {t['rows']} rows"
+                     + (f" ({t['rows'] - t['without_graphmend_recorded']} measured before this was recorded)"
+                        if t["without_graphmend_recorded"] < t["rows"] else "") + ".")
     if t["by_rewrite"]:
         lines.append("Rewrites applied: " + ", ".join(f"{k} x{v}" for k, v in t["by_rewrite"].items()))
     if t.get("within_tolerance"):
@@ -970,7 +973,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep-temp", action="store_true", help="keep mended copies and outputs")
     ap.add_argument("--strict", action="store_true",
                     help="exit 1 also on fix failures and on unequal outputs or messages")
+    ap.add_argument("--from-json", metavar="A.json[,B.json...]",
+                    help="measure nothing: render (and total) the rows saved by earlier --json runs; "
+                         "a spec in a later file replaces the same spec of an earlier one, and "
+                         "--models (when given) selects and orders the rows")
     args = ap.parse_args(argv)
+
+    if args.from_json:
+        by_spec: dict[str, dict[str, Any]] = {}
+        for f in args.from_json.split(","):
+            for r in json.loads(Path(f).read_text())["results"]:
+                by_spec[r["spec"]] = r
+        if "--models" in (argv if argv is not None else sys.argv[1:]):
+            results = [by_spec[s] for s in expand_specs(args.models) if s in by_spec]
+        else:
+            results = list(by_spec.values())
+        print(format_table(results, markdown=args.markdown))
+        print()
+        print(format_totals(totals(results)))
+        if any(r.get("hook") for r in results):
+            print("\nImport hook (installed transformers mended at import) vs the mended copy:\n")
+            print(format_hook_table(results, markdown=args.markdown))
+        if args.json:
+            Path(args.json).write_text(json.dumps({"results": results, "totals": totals(results)}, indent=1,
+                                                  default=str))
+        return 0
 
     specs = expand_specs(args.models)
     root = transformers_root(args.python)

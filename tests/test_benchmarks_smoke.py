@@ -165,3 +165,21 @@ def test_mend_shape_quick_on_real_files(tmp_path):
               "private _gm_ names in added lines", "pasted helper blocks", "mended files that do not parse",
               "second fix: files changed", "files with more than one import added"):
         assert res[k] == [], (k, res[k])
+
+
+def test_models_from_json_combines_runs_later_rows_winning(tmp_path):
+    """`models.py --from-json A,B`: rows of B replace the same specs of A; the total is computed
+    over the combined rows (how the 35-row run and a later MoE run make one corpus figure)."""
+    def row(spec, before, after):
+        return {"spec": spec, "family": spec, "dtype": "fp32", "original": {"breaks": before, "graphs": before + 1},
+                "mended": {"breaks": after, "graphs": after + 1}}
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({"results": [row("x", 4, 0), row("y", 2, 2)]}))
+    b.write_text(json.dumps({"results": [row("y", 2, 1), row("z", 4, 1)]}))
+    out = tmp_path / "all.json"
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "models.py"), "--from-json", f"{a},{b}",
+                        "--json", str(out)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    t = json.loads(out.read_text())["totals"]
+    assert (t["rows"], t["breaks_before"], t["breaks_after"]) == (3, 10, 2)
+    assert "80.0% of graph breaks over 3 rows (10 -> 2)" in r.stdout
