@@ -124,6 +124,19 @@ def expand_files(root: Path, patterns: list[str], family: str) -> list[str]:
 # --------------------------------------------------------------------------------------------------
 
 
+_VENDOR_IMPORT = re.compile(r"^([ \t]*)(?:from \.+ import _graphmend_runtime as graphmend|import _graphmend_runtime as graphmend)"
+                            r"[ \t]*$", re.M)
+
+
+def _sha_as_import(path: Path) -> str | None:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    text = _VENDOR_IMPORT.sub(lambda m: m.group(1) + "from graphmend import runtime as graphmend", text)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def _sha(path: Path) -> str | None:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -175,6 +188,10 @@ def make_mended_copy(root: Path, files: list[str], fix_cmd: str, python: str, wo
     info["changed"] = changed
     # content hashes of the mended files: attributes a result to the exact rewrite (and helper block)
     info["changed_sha256"] = {f: _sha(dest / f) for f in changed}
+    # the same texts with the vendored copy's import written as the import hook binds the runtime
+    # (`from graphmend import runtime as graphmend`, runtime "import"): the hook mends with the
+    # installed module, so the copy equals the hook's text up to that one line
+    info["changed_sha256_as_import"] = {f: _sha_as_import(dest / f) for f in changed}
     out_last = proc.stdout.strip().splitlines()
     summary = out_last[-1] if out_last else ""
     if "Traceback (most recent call last)" in proc.stderr:
@@ -571,8 +588,9 @@ def _reason_keys(res: dict[str, Any]) -> list[tuple]:
 
 
 def compare_mended_texts(fix: dict[str, Any] | None, hook: dict[str, Any]) -> dict[str, Any]:
-    """The files the copy's fix changed vs the modules the hook mended, by sha256 of the text."""
-    copy_sha = dict((fix or {}).get("changed_sha256") or {})
+    """The files the copy's fix changed vs the modules the hook mended, by sha256 of the text (the
+    copy's vendored-runtime import read as the hook's import of the installed runtime)."""
+    copy_sha = dict((fix or {}).get("changed_sha256_as_import") or (fix or {}).get("changed_sha256") or {})
     hook_sha = {}
     for r in (hook.get("hook") or {}).get("records", []):
         if r.get("applied") and r.get("text_sha256") and r["module"].startswith("transformers."):
