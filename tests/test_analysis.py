@@ -512,7 +512,8 @@ RECALL = {
     "tensor-derived-local": ("seq_len = torch.max(position_ids) + 1\nif seq_len > limit:\n    x = x * 2\n",
                              [("GM201", 2)]),
     "raise-guard": ("if x.sum() > 0:\n    raise ValueError('positive')\n", [("GM301", 1)]),
-    "assert": ("assert (x > 0).all(), 'msg'\n", [("GM301", 1)]),
+    "assert": ("assert (x > 0).all(), f'msg {x.shape}'\n", [("GM301", 1)]),  # a computed message breaks
+    "assert-traced": ("assert (x > 0).all(), 'msg'\n", []),  # Dynamo makes it torch._assert: no break
     "item": ("a = x.item()\n", [("GM401", 1)]),
     "tolist": ("b = x.tolist()\n", [("GM401", 1)]),
     "int-of-tensor": ("c = int(x.sum())\n", [("GM401", 1)]),

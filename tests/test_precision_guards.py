@@ -320,3 +320,33 @@ def test_tensor_stored_on_self_then_read(tmp_path):
     assert ("GM401", line_of(SELF_ATTR, "# tolist")) in codes(SELF_ATTR)
     mod = load_module(SELF_ATTR, tmp_path, "self_attr")
     assert graphs(mod.Solver(), torch.linspace(0, 1, 4), torch.tensor([0.5, 0.2])) >= 2
+
+
+# An assert on a tensor that Dynamo (torch 2.13) turns into torch._assert itself: one test
+# expression and no message or a constant one. `not`, `and` and a computed message still break.
+ASSERTS = {
+    "bare": ("assert (x > 0).all()", False),
+    "constant message": ("assert (x > 0).all(), 'x must be positive'", False),
+    "comparison": ("assert x.sum() > 0, 'positive sum'", False),
+    "not": ("assert not (x < 0).any(), 'x must be positive'", True),
+    "and": ("assert (x > 0).all() and (x < 10).all(), 'x in range'", True),
+    "f-string message": ("assert (x > 0).all(), f'x must be positive, got {x.shape}'", True),
+    "named message": ("assert (x > 0).all(), MSG", True),
+}
+
+
+@pytest.mark.parametrize("name", list(ASSERTS))
+def test_gm301_on_an_assert_exactly_when_dynamo_breaks(name, tmp_path):
+    stmt, breaks = ASSERTS[name]
+    src = (f"import torch\n\nMSG = 'x must be positive'\n\n\n@torch.compile\ndef f(x):\n    {stmt}\n"
+           "    return x + 1\n")
+    reported = ("GM301", 8) in codes(src)
+    mod = load_module(src.replace("@torch.compile\n", ""), tmp_path, "asserts")
+    n = graphs(mod.f, torch.ones(3))
+    assert (n > 1) is breaks, (name, n)
+    assert reported is breaks, (name, codes(src))
+    # and the check is still there when compiled: a failing input raises with the message
+    torch._dynamo.reset()
+    with pytest.raises((AssertionError, RuntimeError), match="positive|range|assertion error"):
+        torch.compile(mod.f, backend="eager")(-torch.ones(3))
+    torch._dynamo.reset()

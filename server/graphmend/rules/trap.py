@@ -1,5 +1,10 @@
 """[Trap] GM301: `if <tensor condition>: raise E(msg)` (and `assert <tensor condition>, msg`).
 
+Not reported: an assert Dynamo traces itself. torch 2.13 turns `assert t` and `assert t, "text"`
+(one test expression, no message or a constant one) into `torch._assert` in the graph: no break,
+and the compiled check raises RuntimeError with the message. `assert not t`, `assert a and b`
+and a computed message (an f-string, a name) still break, and are reported and mended.
+
 The guard becomes one call of the runtime, `graphmend.raise_if(cond, E, msg)` (`if not cond`
 and `assert cond, msg`: `graphmend.raise_unless(cond, E, msg)`): in eager mode it is the
 original `if cond: raise E(msg)`; under torch.compile the check runs inside the
