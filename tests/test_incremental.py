@@ -185,6 +185,39 @@ def test_edit_in_a_method_rewalks_it_and_its_callers(tmp_path):
     assert c0.symbols.classes["Block"].methods["helper"].node.body[0].value.__class__.__name__ == "Name"
 
 
+SUBMODULE = '''import torch
+from torch import nn
+
+
+class Inner(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def forward(self, x):
+        return self.inner(x) + 1
+'''
+
+
+def test_an_edit_of_a_submodule_forward_rewalks_only_it(tmp_path):
+    """Outer.forward calls self.inner(x) but its analysis reads nothing of Inner.forward's body
+    (only that it is a module): it is not walked again, and the result is the full check's."""
+    path = _module(SUBMODULE, tmp_path)
+    ws, settings = Workspace(), Settings()
+    c0 = check(SUBMODULE, path, 0, settings, ws, {})
+    assert "Inner.forward" in c0.state.reads and "Inner.forward" not in c0.state.reads["Outer.forward"]
+    new = SUBMODULE.replace("return x * 2", "return x.nonzero()")
+    c1 = check(new, path, 1, settings, ws, {}, c0)
+    assert c1.rewalked == {"Inner.forward"}
+    assert view(c1) == view(check(new, path, 1, settings, ws, {}))
+    assert [f.code for f in c1.findings] == ["GM402"]
+
+
 def test_new_attribute_of_the_class_rewalks_every_method(tmp_path):
     src = SRC.replace("        return x\n\n    def forward", "        return x\n\n    def forward")
     path = _module(src, tmp_path)

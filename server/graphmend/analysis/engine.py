@@ -17,7 +17,7 @@ from typing import Callable, Optional
 
 from graphmend.analysis.detect import FunctionWalker
 from graphmend.analysis.scope import FileScope, file_scope, reach
-from graphmend.analysis.symbols import Symbols, module_name_for
+from graphmend.analysis.symbols import Symbols, module_name_for, tracking
 from graphmend.analysis.workspace import Workspace, default_workspace
 from graphmend.config import Settings
 from graphmend.textlines import split_lines
@@ -48,6 +48,8 @@ class FileSummary:
     lines: Optional[LineIndex] = field(default=None, repr=False, compare=False)  # nor this
     # the functions walked for findings (a `select` may leave some out); None: all but the disabled
     walked: Optional[set[str]] = field(default=None, repr=False, compare=False)
+    # per function walked: what its findings read of the rest of the file (function_findings)
+    reads: dict[str, frozenset] = field(default_factory=dict, repr=False, compare=False)
 
 
 class LineIndex:
@@ -178,27 +180,34 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
     for fi in sym.all_functions:
         if fi.qualname in summary.scope.disabled or (wanted is not None and fi.qualname not in wanted):
             continue
-        found = function_findings(fi, sym, lines, text)
+        found = function_findings(fi, sym, lines, text, summary.reads)
         if found:
             summary.by_function[fi.qualname] = found
     return summary
 
 
-def function_findings(fi, sym: Symbols, lines: LineIndex, text: str) -> list[Finding]:
-    """Walk one function and judge its sites."""
+def function_findings(fi, sym: Symbols, lines: LineIndex, text: str,
+                      reads: Optional[dict[str, frozenset]] = None) -> list[Finding]:
+    """Walk one function and judge its sites. `reads`: receives, under the function's qualname,
+    what its walk and judgement read of other functions and classes (`symbols.tracking`)."""
     from graphmend.rules import judge  # rules build messages and decide fixability
 
-    walker = FunctionWalker(sym, fi)
-    try:
-        sites = walker.run()
-    except RecursionError:  # an expression too deep to walk: keep the sites found before it
-        sites = walker.sites
-    found = []
-    for site in sites:
+    seen: set = set()
+    with tracking(seen):
+        walker = FunctionWalker(sym, fi)
         try:
-            found.append(judge(site, sym, lines, text))
-        except RecursionError:
-            continue
+            sites = walker.run()
+        except RecursionError:  # an expression too deep to walk: keep the sites found before it
+            sites = walker.sites
+        found = []
+        for site in sites:
+            try:
+                found.append(judge(site, sym, lines, text))
+            except RecursionError:
+                continue
+    if reads is not None:
+        seen.discard(fi.qualname)
+        reads[fi.qualname] = reads.get(fi.qualname, frozenset()) | seen  # a name defined twice: both
     return found
 
 

@@ -5,9 +5,12 @@ class), leaves its header (decorators, name, parameters, annotations) as it was 
 number of lines re-parses only that function's lines, splices
 the new definition into a copy of the previous tree (sharing every other node), and re-walks
 only what the edit can reach: the edited function and the functions nested in it, every method
-of its class when the class' attributes (`self.x = ...`, buffers) changed, and the callers of
-all of these in the file (a caller's view of a callee is its header, which an edit of the body
-keeps, but a later analysis may look further); the findings of every other function are reused.
+of its class when the class' attributes (`self.x = ...`, buffers) changed, and every function
+whose last walk read any of these: each walk records what it reads of the rest of the file
+(`symbols.tracking`: the bodies it follows into, the expert forwards [Route] checks, a class'
+attributes, the whole tree), so a caller that only sees a callee's header is not walked again,
+and a function that looked into the edited body is, whether or not it calls it. The findings
+of every other function are reused.
 Scope (which functions are traced) is recomputed from the call edges, those of unchanged
 functions reused.
 
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from graphmend.analysis.engine import FileSummary, LineIndex, _no_gc, function_findings, suppressions
@@ -49,6 +52,7 @@ class State:
     walked: set[str]
     settings: Settings
     workspace: Workspace
+    reads: dict[str, frozenset] = field(default_factory=dict)  # per walked function (FileSummary.reads)
 
 
 def state_of(summary: FileSummary, text: str, settings: Settings, workspace: Workspace) -> Optional[State]:
@@ -57,7 +61,7 @@ def state_of(summary: FileSummary, text: str, settings: Settings, workspace: Wor
             or summary.lines is None or summary.walked is None:
         return None
     return State(text, summary.lines, summary.symbols, summary.scope, summary.by_function,
-                 summary.walked, settings, workspace)
+                 summary.walked, settings, workspace, summary.reads)
 
 
 @dataclass
@@ -232,7 +236,7 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
         if old_sym.functions.get(old_fn.name) is own_old:
             sym.functions = {**old_sym.functions, old_fn.name: own_new}
     else:
-        ci = replace(old_ci, node=new_cls_node, methods={}, attr_ctors={}, buffers=set())
+        ci = replace(old_ci, node=new_cls_node, methods={}, _attr_ctors={}, _buffers=set())
         for i, fi in enumerate(all_functions):
             if fi.cls is old_ci:
                 moved[id(fi)] = all_functions[i] = replace(fi, cls=ci)
@@ -270,6 +274,7 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
     dirty = {fi.qualname for fi in old_fis} | {fi.qualname for fi in new_fis}
     if class_changed:
         dirty |= {fi.qualname for fi in all_functions if fi.cls is sym.classes[cls_node.name]}
+        dirty.add(f"class:{cls_node.name}")  # its attr_ctors/buffers, read by other classes' methods
     scope = file_scope(sym, ws, settings.scope,
                        known_edges=lambda fi: None if fi.qualname in dirty else prev.scope.edges.get(fi.qualname))
     return _finish(prev, text, lines, sym, scope, dirty, settings, ws, external, path, moved)
@@ -278,29 +283,35 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
 def _finish(prev: State, text: str, lines: LineIndex, sym: Symbols, scope: FileScope, dirty: set[str],
             settings: Settings, ws: Workspace, external: dict[str, str], path: str,
             moved: Optional[dict[int, FunctionInfo]] = None) -> Update:
+    """`dirty`: the qualnames of the functions the edit replaced (and "class:<name>" when a
+    class' attributes changed). Walked again: those, the functions newly reached, and every
+    function whose last walk read one of them (its `reads`: a body it followed into, an
+    expert's forward [Route] checked, the attributes of a class) or read the whole tree."""
     mod = scope.module
-    targets = {f"{mod}:{q}" for q in dirty}
-    callers = {q for q, ts in scope.edges.items() if not ts.isdisjoint(targets)} if targets else set()
     entries = {q: f"via {label}" for q, label in external.items()}
     entries.update(scope.entries)
     reached = reach([replace(scope, entries=entries)]).get(mod, {})
-    walk = {q for q in reached if q in dirty or q in callers or q not in prev.walked} - scope.disabled
+    readers = {q for q, r in prev.reads.items() if "*" in r or not r.isdisjoint(dirty)} if dirty else set()
+    walk = {q for q in reached if q in dirty or q in readers or q not in prev.walked} - scope.disabled
     by_function: dict[str, list[Finding]] = {}
+    reads: dict[str, frozenset] = {}
     for q in reached:
         if q in walk or q in scope.disabled:
             continue
+        if q in prev.reads:
+            reads[q] = prev.reads[q]
         old = prev.by_function.get(q)
         if old:
             by_function[q] = [_moved(f, moved) for f in old] if moved else [replace(f) for f in old]
     if walk:
         for fi in sym.all_functions:
             if fi.qualname in walk:
-                got = function_findings(fi, sym, lines, text)
+                got = function_findings(fi, sym, lines, text, reads)
                 if got:
                     by_function[fi.qualname] = got
     summary = FileSummary(path, scope, by_function=by_function, suppressions=suppressions(text), symbols=sym)
-    summary.lines, summary.walked = lines, set(reached) - scope.disabled
-    state = State(text, lines, sym, scope, by_function, summary.walked, settings, ws)
+    summary.lines, summary.walked, summary.reads = lines, set(reached) - scope.disabled, reads
+    state = State(text, lines, sym, scope, by_function, summary.walked, settings, ws, reads)
     return Update(summary, dict(reached), state, walk)
 
 

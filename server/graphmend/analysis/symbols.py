@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import contextlib
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Union
@@ -12,15 +14,59 @@ from graphmend.analysis.astwalk import children
 FuncNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
+class _Reads(threading.local):
+    """What the analysis of one function reads of the rest of the file, while `tracking()` is
+    on: the qualnames of the functions whose bodies it looks at (their `node`, `calls` or
+    `evidence`), "class:<name>" for a class' `attr_ctors`/`buffers` (collected from all its
+    methods), and "*" for the whole tree. Incremental re-analysis re-walks a function when an
+    edit changes what it read (analysis/incremental.py)."""
+
+    current: Optional[set] = None
+
+
+READS = _Reads()
+
+
+@contextlib.contextmanager
+def tracking(into: set):
+    outer, READS.current = READS.current, into
+    try:
+        yield into
+    finally:
+        READS.current = outer
+
+
 @dataclass
 class FunctionInfo:
-    node: FuncNode
+    _node: FuncNode
     qualname: str  # "Class.method", "func", "outer.<locals>.inner"
     cls: Optional["ClassInfo"] = None
     # Filled by the one traversal of the module (nested definitions excluded):
-    calls: list[ast.Call] = field(default_factory=list)
+    _calls: list[ast.Call] = field(default_factory=list)
     nested: list[str] = field(default_factory=list)  # names of functions defined directly inside
-    evidence: set[str] = field(default_factory=set)  # names used like tensors (x.view(...), x.shape)
+    _evidence: set[str] = field(default_factory=set)  # names used like tensors (x.view(...), x.shape)
+
+    # what comes from the body is read through these, so that `tracking()` sees it
+    @property
+    def node(self) -> FuncNode:
+        reads = READS.current
+        if reads is not None:
+            reads.add(self.qualname)
+        return self._node
+
+    @property
+    def calls(self) -> list[ast.Call]:
+        reads = READS.current
+        if reads is not None:
+            reads.add(self.qualname)
+        return self._calls
+
+    @property
+    def evidence(self) -> set[str]:
+        reads = READS.current
+        if reads is not None:
+            reads.add(self.qualname)
+        return self._evidence
 
 
 @dataclass
@@ -30,8 +76,22 @@ class ClassInfo:
     bases: list[str]  # qualified dotted names of the bases, as far as they can be qualified
     methods: dict[str, FunctionInfo] = field(default_factory=dict)
     # self.<attr> = <call> in any method: attr -> qualified dotted name of the callee (e.g. "torch.nn.Linear")
-    attr_ctors: dict[str, str] = field(default_factory=dict)
-    buffers: set[str] = field(default_factory=set)  # register_buffer / nn.Parameter names
+    _attr_ctors: dict[str, str] = field(default_factory=dict)
+    _buffers: set[str] = field(default_factory=set)  # register_buffer / nn.Parameter names
+
+    @property
+    def attr_ctors(self) -> dict[str, str]:
+        reads = READS.current
+        if reads is not None:
+            reads.add(f"class:{self.name}")
+        return self._attr_ctors
+
+    @property
+    def buffers(self) -> set[str]:
+        reads = READS.current
+        if reads is not None:
+            reads.add(f"class:{self.name}")
+        return self._buffers
 
 
 def module_name_for(path: str) -> str:
@@ -54,7 +114,7 @@ class Symbols:
 
     def __init__(self, tree: ast.Module, module: str = "", is_package: bool = False, collect: bool = True,
                  definitions_only: bool = False):
-        self.tree = tree
+        self._tree = tree
         self.module = module
         self.is_package = is_package
         self.imports: dict[str, str] = {}  # local name -> dotted target
@@ -75,12 +135,23 @@ class Symbols:
         if collect:
             self._collect()
 
+    @property
+    def tree(self) -> ast.Module:
+        reads = READS.current
+        if reads is not None:
+            reads.add("*")
+        return self._tree
+
+    @tree.setter
+    def tree(self, tree: ast.Module) -> None:
+        self._tree = tree
+
     def part(self, node: FuncNode, cls: Optional[ClassInfo], prefix: str) -> "Symbols":
         """What one definition contributes, collected as `_collect` does for the whole file (for
         re-analysing an edited function, analysis/incremental.py): its FunctionInfos (nested
         ones included), imports, `x = f(...)` and `self.x = f(...)` assignments. `cls` is
         a stand-in for the class of a method (its `methods` receive the method)."""
-        out = Symbols(self.tree, self.module, self.is_package, collect=False)
+        out = Symbols(self._tree, self.module, self.is_package, collect=False)
         out._traverse([(node, None, cls, prefix)])
         return out
 
@@ -98,7 +169,7 @@ class Symbols:
     def _collect(self) -> None:
         """One traversal of the whole tree: imports, definitions, and per-function calls."""
         # stack items: (node, enclosing FunctionInfo or None, class being defined or None, prefix)
-        self._traverse([(n, None, None, "") for n in reversed(self.tree.body)])
+        self._traverse([(n, None, None, "") for n in reversed(self._tree.body)])
         self._finish()
 
     def _traverse(self, stack: list) -> None:
@@ -171,7 +242,7 @@ class Symbols:
 
     def _scan_expr(self, root: ast.expr, fi: Optional[FunctionInfo], evidence_methods) -> None:
         """Calls (per function, or the module's) and tensor evidence in one expression."""
-        calls = fi.calls if fi is not None else self.module_calls
+        calls = fi._calls if fi is not None else self.module_calls
         Call, Attribute, Subscript, Name = ast.Call, ast.Attribute, ast.Subscript, ast.Name
         stack = [root]
         while stack:
@@ -182,17 +253,17 @@ class Symbols:
                 f = node.func
                 if fi is not None and type(f) is Attribute and type(f.value) is Name \
                         and f.attr in evidence_methods:
-                    fi.evidence.add(f.value.id)
+                    fi._evidence.add(f.value.id)
             elif t is Attribute:
                 if fi is not None and type(node.value) is Name \
                         and node.attr in ("shape", "dtype", "device", "ndim"):
-                    fi.evidence.add(node.value.id)
+                    fi._evidence.add(node.value.id)
             elif t is Subscript:
                 # x[:, 0], x[..., 1:]: multi-dimensional slicing is what tensors (and arrays) take
                 if fi is not None and isinstance(node.value, Name) and isinstance(node.slice, ast.Tuple) \
                         and any(isinstance(e, (ast.Slice,)) or (isinstance(e, ast.Constant) and e.value is Ellipsis)
                                 for e in node.slice.elts):
-                    fi.evidence.add(node.value.id)
+                    fi._evidence.add(node.value.id)
             elif t is Name or t is ast.Constant:
                 continue  # no children
             kids = children(node)
@@ -201,7 +272,7 @@ class Symbols:
                 stack.extend(kids)
 
     def _finish(self) -> None:
-        for stmt in self.tree.body:
+        for stmt in self._tree.body:
             self._top_level(stmt)
         for ci in self._pending_classes:
             ci.bases = [self.qualify(b) or "" for b in ci.node.bases]
@@ -214,7 +285,7 @@ class Symbols:
         for fi in self.all_functions:
             if fi.cls is None:
                 continue
-            for c in fi.calls:
+            for c in fi._calls:
                 f = c.func
                 if isinstance(f, ast.Attribute) and f.attr in ("register_buffer", "register_parameter") \
                         and c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
