@@ -310,7 +310,7 @@ def test_module_imports_only_torch_and_stdlib_and_exports_the_emitted_names():
             imported.add(node.module.split(".")[0])
     assert imported <= {"torch", "builtins", "logging", "sys", "warnings", "typing"}, imported
     import graphmend.runtime as rt
-    assert rt.VERSION == delivery.version() == 2
+    assert rt.VERSION == delivery.version()  # RUNTIME_DIGESTS below pins what each version is
     defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
     assert set(rt.__all__) == defined == set(delivery.NAMES)
     # every public name is one the rewriter's detection of runtime use knows, and back
@@ -340,16 +340,30 @@ def test_constant_marker_is_what_torch_uses():
     assert fn.__dict__ == {"_dynamo_marked_constant": True}
 
 
+# The sha256 of graphmend/runtime.py for each VERSION. A vendored copy whose version matches but
+# whose text differs reads as "edited" (left alone, reported), so every change of the runtime must
+# bump VERSION, which makes `graphmend fix` replace the older copies.
+RUNTIME_DIGESTS = {3: "e41e7980a70417b5aed7b65415f11bc8447ca37aef610e445be38c9768d46901"}
+
+
+def test_a_changed_runtime_has_a_new_version():
+    import hashlib
+    digest = hashlib.sha256(delivery.source().encode()).hexdigest()
+    assert RUNTIME_DIGESTS.get(delivery.version()) == digest, (
+        f"graphmend/runtime.py changed: bump VERSION (now {delivery.version()}) and record "
+        f"{digest} for the new version in RUNTIME_DIGESTS")
+
+
 def test_vendored_copy_version_digest_and_status():
     text = delivery.vendored_text()
     first, second = text.splitlines()[:2]
-    assert first.startswith("# graphmend runtime v2:") and "sha256" in second
+    assert first.startswith(f"# graphmend runtime v{delivery.version()}:") and "sha256" in second
     assert text.endswith(delivery.source())
     assert delivery.vendored_status(text) == "current"
     assert delivery.vendored_status(text + "# mine\n") == "edited"
     assert delivery.vendored_status(delivery.source()) == "edited"  # no header
     import hashlib
-    old_body = delivery.source().replace("VERSION = 2", "VERSION = 1")
+    old_body = delivery.source().replace(f"VERSION = {delivery.version()}", "VERSION = 1")
     old = ("# graphmend runtime v1: old\n# sha256 " + hashlib.sha256(old_body.encode()).hexdigest()
            + "\n" + old_body)
     assert delivery.vendored_status(old) == "stale"
@@ -395,9 +409,10 @@ def test_two_copies_in_one_process_share_the_op(moddir):
     import graphmend.runtime as installed
     vendored = load(moddir, mended_source(mode="vendor"), "share").graphmend
     assert vendored is not installed
-    assert vendored._op is installed._op is torch.ops.graphmend.emit_v2.default
+    op = getattr(torch.ops.graphmend, f"emit_v{installed.VERSION}").default
+    assert vendored._op is installed._op is op
     from torch._higher_order_ops.effects import _EffectType, _get_effect
-    assert _get_effect(torch.ops.graphmend.emit_v2.default) == _EffectType.ORDERED
+    assert _get_effect(op) == _EffectType.ORDERED
 
 
 # --------------------------------------------------------------------------- #

@@ -185,11 +185,11 @@ def test_check_reports_a_stale_or_edited_copy_and_fix_updates_a_stale_one(tmp_pa
     root = _project(tmp_path)
     assert _gm(root, "fix", "pkg").returncode in (0, 1)
     copy = root / "pkg" / "_graphmend_runtime.py"
-    old_body = runtime.source().replace("VERSION = 2", "VERSION = 1")
+    old_body = runtime.source().replace(f"VERSION = {runtime.version()}", "VERSION = 1")
     copy.write_text("# graphmend runtime v1: old\n# sha256 " + hashlib.sha256(old_body.encode()).hexdigest()
                     + "\n" + old_body)
     chk = _gm(root, "check", "pkg")
-    assert "the vendored graphmend runtime is older than v2; `graphmend fix` updates it" in chk.stderr
+    assert f"the vendored graphmend runtime is older than v{runtime.version()}; `graphmend fix` updates it" in chk.stderr
     (root / "pkg" / "model.py").write_text(MODEL)  # something to mend again
     fixed = _gm(root, "fix", "pkg")
     assert "Updated" in fixed.stderr and copy.read_text() == runtime.vendored_text()
