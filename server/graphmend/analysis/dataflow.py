@@ -14,6 +14,7 @@ import enum
 import re
 from typing import Optional
 
+from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
 
 
@@ -290,6 +291,8 @@ class Env:
                 return Kind.STATIC if all(a is Kind.STATIC for a in args) else Kind.UNKNOWN
             if q.split(".")[-1] in COMPILING_TRUE + COMPILING_FALSE:
                 return Kind.STATIC
+            if returns_tensor(q, self.symbols):
+                return Kind.TENSOR
         if isinstance(func, ast.Attribute):
             if self.is_submodule_call(func):
                 return Kind.TENSOR
@@ -308,6 +311,104 @@ class Env:
             if base is Kind.UNKNOWN and func.attr in ("all", "any") and _elementwise_compare(func.value):
                 return Kind.TENSOR  # `(t[1:] > t[:-1]).all()`: a Python comparison has no .all()
         return Kind.UNKNOWN
+
+
+# --- what a module-level function returns ----------------------------------------------------------
+_RETURNS: dict = {}  # (id of the foreign module's Symbols, name) -> bool; those Symbols live as long
+_IN_PROGRESS: set = set()  # as their Workspace and are never changed, unlike the checked file's
+
+
+def returns_tensor(q: str, symbols: Symbols, depth: int = 0) -> bool:
+    """`q` ("pkg.mod.func") names a module-level function, of this file or of a module the
+    workspace finds (`symbols.workspace`), every return of which gives a tensor: each `return`
+    value evaluated in order through its body's assignments, its parameters unknown unless used
+    like tensors; a return of anything not proven a tensor, a bare `return`, a generator, a
+    decorated function or recursion: False (precision first)."""
+    if "." not in q or depth > 4:
+        return False
+    mod, name = q.rsplit(".", 1)
+    if mod == symbols.module:
+        sym = symbols
+    else:
+        ws = getattr(symbols, "workspace", None)
+        sym = ws.symbols(mod) if ws is not None else None
+        if sym is None:
+            return False
+    fi = sym.functions.get(name)
+    if fi is None:
+        target = sym.imports.get(name)
+        return bool(target) and target != q and returns_tensor(target, symbols, depth + 1)  # a re-export
+    key = (id(sym), name)
+    # the checked file's answers live on its Symbols (an incremental update starts a new dict);
+    # a cached answer still counts as reading the function's body (symbols.tracking)
+    cache = _RETURNS if sym is not symbols else symbols.__dict__.setdefault("returns_cache", {})
+    if key in cache:
+        if sym is symbols:
+            fi.node  # noqa: B018 - records the read
+        return cache[key]
+    if key in _IN_PROGRESS:
+        return False
+    _IN_PROGRESS.add(key)
+    try:
+        got = _returns_tensor(fi, sym)
+    finally:
+        _IN_PROGRESS.discard(key)
+    cache[key] = got
+    return got
+
+
+def _returns_tensor(fi: FunctionInfo, sym: Symbols) -> bool:
+    node = fi.node
+    if node.decorator_list or isinstance(node, ast.AsyncFunctionDef):
+        return False
+    env = Env(sym, fi)
+    kinds: list[Kind] = []
+
+    def block(stmts) -> bool:  # False: stop (something makes the result unknowable)
+        for st in stmts:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                env.bind(ast.Name(st.name), Kind.UNKNOWN)
+                continue
+            if isinstance(st, ast.Return):
+                if st.value is None:
+                    return False
+                kinds.append(env.kind(st.value))
+                continue
+            if isinstance(st, ast.Assign):
+                k = env.kind(st.value)
+                for t in st.targets:
+                    env.bind(t, k, st.value)
+            elif isinstance(st, (ast.AugAssign, ast.AnnAssign)) and st.value is not None:
+                k = env.kind(st.value)
+                if isinstance(st, ast.AugAssign):
+                    k = max(k, env.kind(st.target)) if isinstance(st.target, ast.Name) else k
+                env.bind(st.target, k)
+            elif isinstance(st, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+                targets = [st.target] if isinstance(st, (ast.For, ast.AsyncFor)) else \
+                    [i.optional_vars for i in st.items if i.optional_vars is not None]
+                for t in targets:
+                    env.bind(t, Kind.UNKNOWN)
+            for field_name in ("body", "orelse", "finalbody"):
+                sub = getattr(st, field_name, None)
+                if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt) and not block(sub):
+                    return False
+            for h in getattr(st, "handlers", ()):
+                if h.name:
+                    env.bind(ast.Name(h.name), Kind.UNKNOWN)
+                if not block(h.body):
+                    return False
+            if isinstance(st, ast.Match):
+                for case in st.cases:
+                    if not block(case.body):
+                        return False
+        return True
+
+    for n in fast_walk(node):
+        if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
+            return False
+    if not block(node.body):
+        return False
+    return bool(kinds) and all(k is Kind.TENSOR for k in kinds)
 
 
 def _elementwise_compare(e: ast.expr) -> bool:

@@ -171,6 +171,7 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
         return summary
     mod = module or (module_name_for(path) if path != "<string>" else "__main__")
     sym = Symbols(tree, mod, is_package=path.endswith("__init__.py"))
+    sym.workspace = ws
     summary.symbols = sym
     summary.scope = file_scope(sym, ws, settings.scope)
     summary.lines = lines

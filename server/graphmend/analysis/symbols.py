@@ -132,6 +132,7 @@ class Symbols:
         # file's analysis asks of a module it imports (analysis/workspace.py); no expression is
         # looked at, so calls, evidence, attr_ctors, buffers and name_call_assigns stay empty.
         self.definitions_only = definitions_only
+        self.workspace = None  # the analysed file's: where other modules' functions are looked up
         if collect:
             self._collect()
 
