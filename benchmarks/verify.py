@@ -84,9 +84,10 @@ def _yn(v):
 def row(spec: str, v: dict, wall: float) -> list[str]:
     g, c, f, cs, st = v["graphs"], v["compile_s"], v["first_call_s"], v["cold_start_s"], \
         v["steady_median_ms"]
+    from graphmend.probe.verify import outputs_agree
     eq = _yn(v["outputs_equal"])
     if v["outputs_equal"] is False:
-        eq += f" (max {_f(v['max_abs_diff'], 6)})"
+        eq = ("within tol" if outputs_agree(v) else "no") + f" (max {_f(v['max_abs_diff'], 6)})"
     return [spec, f"{_f(g[0])} / {_f(g[1])}", f"{_f(v['breaks'][0])} / {_f(v['breaks'][1])}",
             f"{_f(v['recompiles'][0])} / {_f(v['recompiles'][1])}",
             f"{_f(c[0], 2)} / {_f(c[1], 2)}", f"{_f(f[0], 2)} / {_f(f[1], 2)}",
@@ -139,7 +140,7 @@ def main(argv=None) -> int:
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
     sys.path.insert(0, os.path.join(ROOT, "server"))
-    from graphmend.probe.verify import verify
+    from graphmend.probe.verify import outputs_agree, verify
 
     if args.device == "auto":
         args.device = _auto_device(args.python)
@@ -169,7 +170,7 @@ def main(argv=None) -> int:
           f"{'safe' if args.safe_only else 'safe + unsafe'} fixes, steady state over {args.runs} calls"
           + (f", OMP_NUM_THREADS={args.threads}" if args.threads else ""))
     print(table(rows, args.markdown))
-    return 0 if all(v.get("ok") and v.get("outputs_equal") and v.get("messages_equal")
+    return 0 if all(v.get("ok") and outputs_agree(v) and v.get("messages_equal")
                     for v in results.values()) else 1
 
 

@@ -372,3 +372,35 @@ def test_nothing_left_in_the_process_group(probed):
     r, _, _ = probed
     assert r["returncode"] == 0 and r["pid"] > 0
     assert group_members(r["pid"]) == []
+
+
+def test_compare_bitwise_close_and_when_close_is_enough(tmp_path):
+    """`outputs_close`: every differing tensor within its dtype's tolerance (fp16 2e-3); enough
+    under inductor (a whole graph and a split one fuse and round differently) or with unsafe
+    fixes, not under eager/aot_eager with safe fixes only, where a safe mend is bitwise equal."""
+    import torch
+    from graphmend.probe.child import compare
+    from graphmend.probe.verify import outputs_agree
+    base = torch.linspace(-2, 2, 64, dtype=torch.float16)
+    ulp = torch.nextafter(base, torch.full_like(base, 10))  # one fp16 ulp up (<= 0.00195 here)
+    cases = {"same": (base, 0), "ulp": (ulp, 1), "far": (base + 0.5, 2),
+             "int": (torch.arange(4), 3)}
+    paths = {}
+    for name, (t, _) in cases.items():
+        a = {"out": base if name != "int" else torch.arange(4), "n": 3}
+        b = {"out": t if name != "int" else torch.arange(4) + 1, "n": 3}
+        pa, pb = tmp_path / f"{name}_a.pt", tmp_path / f"{name}_b.pt"
+        torch.save(a, pa)
+        torch.save(b, pb)
+        paths[name] = compare(str(pa), str(pb))
+    assert paths["same"]["outputs_equal"] is True and paths["same"]["outputs_close"] is True
+    assert paths["ulp"]["outputs_equal"] is False and paths["ulp"]["outputs_close"] is True
+    assert 0 < paths["ulp"]["max_abs_diff"] <= 0.002
+    assert paths["far"]["outputs_close"] is False and paths["int"]["outputs_close"] is False
+    ulp_v = {**paths["ulp"], "backend": "inductor", "unsafe": False}
+    assert outputs_agree(ulp_v)
+    assert not outputs_agree({**ulp_v, "backend": "eager"})
+    assert outputs_agree({**ulp_v, "backend": "eager", "unsafe": True})
+    assert not outputs_agree({**paths["far"], "backend": "inductor"})
+    text = "\n".join(probe_cli.verify_report({**ulp_v, "entry": "m:f", "scope": ["m"], "runs": 1}))
+    assert "within the dtype's tolerance, not bitwise" in text and "inductor fuses" in text

@@ -40,8 +40,8 @@ statement: same output, same log records (``stacklevel`` is raised by one for th
 warnings (``stacklevel + 1``), same exception. A non-tensor condition in ``raise_if`` /
 ``print_if`` ... is a plain ``if``, compiled or not.
 
-While Dynamo traces, a helper records the call as ``graphmend::emit_v<VERSION>``, a
-``torch.library.custom_op`` registered as an ORDERED effectful op, so Dynamo, AOTAutograd and
+While Dynamo traces, a helper records the call as ``graphmend::emit_v<VERSION>``, an op of a
+``torch.library.Library`` registered as an ORDERED effectful op, so Dynamo, AOTAutograd and
 Inductor keep it, in program order, in one graph, at any inlining depth. Its implementation
 does the real print / log record / warning / raise at run time with the tensors' values at the
 call point (each tensor is copied when the op runs, so a later in-place update, or a buffer
@@ -72,8 +72,8 @@ mismatch the guard would have reported first) fails to compile, with Dynamo's er
 check raises or the message is emitted. In the fallback path under compile (graph breaks),
 record and warning locations may name a Dynamo resume function or this module.
 
-Torch versions: the graph-break-free path needs ``torch.library.custom_op`` with ``schema=`` and
-``register_fake`` (torch >= 2.4), ``torch._higher_order_ops.effects._register_effectful_op``
+Torch versions: the graph-break-free path needs ``torch.library.Library`` fragments with
+``torch.library.register_fake`` (torch >= 2.4), ``torch._higher_order_ops.effects._register_effectful_op``
 (private), ``torch.compiler.is_compiling`` and Dynamo honouring the ``_dynamo_marked_constant``
 attribute that ``torch.compiler.assume_constant_result`` sets (set directly so that importing
 this module does not import ``torch._dynamo``); ``torch._guards.TracingContext.extract_stack``
@@ -275,6 +275,9 @@ def _emit_impl(action, meta, items, nargs, tensors):
             raise _class_for(key)(*rest)
 
 
+_LIBRARIES = []
+
+
 def _register():
     """The ordered effectful op graphmend::emit_v<VERSION>, registered once per process (another
     copy of this module of the same version reuses it); None where this torch lacks what it needs."""
@@ -283,13 +286,16 @@ def _register():
         _compiler.is_compiling  # needed too
         name = f"emit_v{VERSION}"
         if not hasattr(_torch.ops.graphmend, name):
+            # A plain library op (not torch.library.custom_op, whose wrapper costs 15-90 us a
+            # call against about 7 us): the op returns nothing, so autograd has nothing to do.
             # nondeterministic_seeded: fake-tensor / make_fx constant propagation must never
             # run the op while tracing when all its tensors are constants (print(3.5), x.shape)
-            op = _torch.library.custom_op(
-                f"graphmend::{name}", _emit_impl, mutates_args=(),
-                schema="(str action, str[] meta, str[] items, int nargs, Tensor[] tensors) -> ()",
-                tags=(_torch.Tag.nondeterministic_seeded,))
-            op.register_fake(lambda *args: None)
+            lib = _torch.library.Library("graphmend", "FRAGMENT")
+            lib.define(f"{name}(str action, str[] meta, str[] items, int nargs, Tensor[] tensors) -> ()",
+                       tags=(_torch.Tag.nondeterministic_seeded,))
+            lib.impl(name, _emit_impl, "CompositeExplicitAutograd")
+            _torch.library.register_fake(f"graphmend::{name}", lambda *args: None, lib=lib)
+            _LIBRARIES.append(lib)  # the registration lasts as long as the Library object
         overload = getattr(_torch.ops.graphmend, name).default
         _register_effectful_op(overload, _EffectType.ORDERED)
         return overload
