@@ -136,3 +136,28 @@ def test_editing_the_callee_re_walks_the_caller(tmp_path):
     full = check(new, str(path), 1, settings, ws, {})
     assert [(f.code, f.span.start.line) for f in c1.findings] == [(f.code, f.span.start.line) for f in full.findings]
     assert ("GM201", BRANCH) not in [(f.code, f.span.start.line) for f in c1.findings]
+
+
+def test_cli_resolves_modules_of_a_checked_package_that_is_not_installed(tmp_path):
+    """`graphmend check src/solver` from elsewhere: `from .misc import ratio` is found in the
+    checked tree (its import root, src/, is searched first), as torchdiffeq's rk_common.py
+    imports `_compute_error_ratio` from misc.py; and so is a base class in a sibling module."""
+    import json
+    import subprocess
+    pkg = tmp_path / "src" / "solver"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "misc.py").write_text(HELPERS)
+    (pkg / "base.py").write_text("from torch import nn\n\n\nclass Block(nn.Module):\n    pass\n")
+    (pkg / "step.py").write_text(
+        "import torch\n\nfrom .base import Block\nfrom .misc import ratio\n\n\n"
+        "class Step(Block):\n    def forward(self, y, err):\n"
+        "        accept = ratio(err, y, y * 2) <= 1\n"
+        "        if accept:  # line 10\n            return y * 2\n        return y / 2\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "graphmend", "check", "--no-cache", "--exit-zero",
+                           "--format", "json", str(tmp_path / "src" / "solver")],
+                          cwd=elsewhere, capture_output=True, text=True, timeout=120)
+    found = [(Path(f["path"]).name, f["line"], f["code"]) for f in json.loads(proc.stdout)]
+    assert ("step.py", 10, "GM201") in found, (found, proc.stderr)

@@ -446,6 +446,27 @@ def roots_of(paths: Sequence[str]) -> list[str]:
     return roots
 
 
+def import_roots(files: Sequence[str]) -> list[str]:
+    """Where the checked files import from, as Python would if they were run or installed: the
+    directory above each file's top-level package (the file's own directory when it is in no
+    package). Searched before the interpreter's path, so `graphmend check src/pkg` resolves
+    `from .misc import f` and `from pkg.x import C` in the files checked, installed or not."""
+    roots: list[str] = []
+    seen: dict[str, str] = {}
+    for p in files:
+        d = os.path.dirname(os.path.abspath(p))
+        start = d
+        if start in seen:
+            root = seen[start]
+        else:
+            while os.path.isfile(os.path.join(d, "__init__.py")) and os.path.dirname(d) != d:
+                d = os.path.dirname(d)
+            root = seen[start] = d
+        if root not in roots:
+            roots.append(root)
+    return roots
+
+
 # The engine allocates many small objects (ASTs, summaries) and frees most of them
 # without cycles; fewer gen-0 collections save ~10% of the analysis time.
 _GC_THRESHOLD = (50_000, 20, 100)
@@ -492,7 +513,7 @@ def _check_one(path: str) -> tuple:
     ws = _STATE.get("workspace")
     if ws is None:  # one per worker, so module files read for base classes are parsed once
         from graphmend.analysis.workspace import Workspace
-        ws = _STATE["workspace"] = Workspace()
+        ws = _STATE["workspace"] = Workspace(extra_paths=_STATE.get("import_roots"))
     ws.consulted = set()
     try:
         summary = analysis.summarize(src.text, path, settings, workspace=ws)
@@ -631,6 +652,8 @@ def _run(files: Sequence[str], worker_chunk, settings: Settings, unsafe: bool, j
     if workspace_factory is not None and roots is None:
         roots = roots_of(files)
     roots = list(roots or [])
+    if workspace_factory is None:
+        extra = {**(extra or {}), "import_roots": import_roots(files)}
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
     jobs = min(jobs, len(files))
     out: list = [None] * len(files)

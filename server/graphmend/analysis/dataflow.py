@@ -203,6 +203,25 @@ class Env:
             return Kind.TENSOR
         return Kind.STATIC
 
+    def _module_function(self, func: ast.expr) -> bool:
+        """`f(...)` with f defined or imported at module level, or `mod.f(...)` with mod an
+        imported name; not torch's (its functions are known by name) and not a local's."""
+        sym = self.symbols
+        if isinstance(func, ast.Name):
+            head = func.id
+            if head in self.locals:
+                return False
+            if head in sym.functions:
+                return True
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            head = func.value.id
+            if head in self.locals:
+                return False
+        else:
+            return False
+        target = sym.imports.get(head)
+        return bool(target) and not target.startswith("torch")
+
     def is_submodule_call(self, func: ast.expr) -> bool:
         """`self.proj(x)` where `self.proj = nn.Linear(...)`/a module class."""
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
@@ -291,7 +310,7 @@ class Env:
                 return Kind.STATIC if all(a is Kind.STATIC for a in args) else Kind.UNKNOWN
             if q.split(".")[-1] in COMPILING_TRUE + COMPILING_FALSE:
                 return Kind.STATIC
-            if returns_tensor(q, self.symbols):
+            if self._module_function(func) and returns_tensor(q, self.symbols):
                 return Kind.TENSOR
         if isinstance(func, ast.Attribute):
             if self.is_submodule_call(func):
