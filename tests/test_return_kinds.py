@@ -139,12 +139,12 @@ def test_editing_the_callee_re_walks_the_caller(tmp_path):
 
 
 def test_cli_resolves_modules_of_a_checked_package_that_is_not_installed(tmp_path):
-    """`graphmend check src/solver` from elsewhere: `from .misc import ratio` is found in the
+    """`graphmend check src/torchsolver` from elsewhere: `from .misc import ratio` is found in the
     checked tree (its import root, src/, is searched first), as torchdiffeq's rk_common.py
     imports `_compute_error_ratio` from misc.py; and so is a base class in a sibling module."""
     import json
     import subprocess
-    pkg = tmp_path / "src" / "solver"
+    pkg = tmp_path / "src" / "torchsolver"  # a name that starts with "torch", not torch's
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
     (pkg / "misc.py").write_text(HELPERS)
@@ -157,7 +157,7 @@ def test_cli_resolves_modules_of_a_checked_package_that_is_not_installed(tmp_pat
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     proc = subprocess.run([sys.executable, "-m", "graphmend", "check", "--no-cache", "--exit-zero",
-                           "--format", "json", str(tmp_path / "src" / "solver")],
+                           "--format", "json", str(tmp_path / "src" / "torchsolver")],
                           cwd=elsewhere, capture_output=True, text=True, timeout=120)
     found = [(Path(f["path"]).name, f["line"], f["code"]) for f in json.loads(proc.stdout)]
     assert ("step.py", 10, "GM201") in found, (found, proc.stderr)

@@ -220,7 +220,7 @@ class Env:
         else:
             return False
         target = sym.imports.get(head)
-        return bool(target) and not target.startswith("torch")
+        return bool(target) and target != "torch" and not target.startswith("torch.")
 
     def is_submodule_call(self, func: ast.expr) -> bool:
         """`self.proj(x)` where `self.proj = nn.Linear(...)`/a module class."""
