@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from difftest import Counter
-from graphmend.analysis import analyze_source
+from graphmend.analysis import analyze_source, incremental
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
 from graphmend.lsp.checker import check
@@ -161,3 +161,28 @@ def test_cli_resolves_modules_of_a_checked_package_that_is_not_installed(tmp_pat
                           cwd=elsewhere, capture_output=True, text=True, timeout=120)
     found = [(Path(f["path"]).name, f["line"], f["code"]) for f in json.loads(proc.stdout)]
     assert ("step.py", 10, "GM201") in found, (found, proc.stderr)
+
+
+def test_the_editor_resolves_the_open_files_package_like_the_cli(tmp_path):
+    """The server's check adds the open file's import root to the workspace's search path, so
+    the editor shows what `graphmend check` shows for a package graphmend cannot import; the
+    analyses made before the path grew are not reused incrementally."""
+    pkg = tmp_path / "src" / "torchsolver"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "misc.py").write_text(HELPERS)
+    src = STEP.format(imports="from .misc import ratio", call="ratio(err, y, y * 2)")
+    path = pkg / "step.py"
+    path.write_text(src)
+    other = tmp_path / "other" / "script.py"
+    other.parent.mkdir()
+    other.write_text("import torch\n")
+    ws, settings = Workspace([str(tmp_path)]), Settings()
+    c0 = check(other.read_text(), str(other), 0, settings, ws, {})
+    assert ws.generation == 1 and c0.state.generation == 1
+    c1 = check(src, str(path), 0, settings, ws, {})
+    assert ws.generation == 2 and str(tmp_path / "src") in ws.search_path
+    assert ("GM201", BRANCH) in [(f.code, f.span.start.line) for f in c1.findings]
+    assert incremental.update(c0.state, "import torch\n\n", str(other), settings, ws, {}) is None  # stale
+    c2 = check(src, str(path), 1, settings, ws, {}, c1)
+    assert c2.rewalked is not None  # same generation: incremental

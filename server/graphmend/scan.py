@@ -447,21 +447,18 @@ def roots_of(paths: Sequence[str]) -> list[str]:
 
 
 def import_roots(files: Sequence[str]) -> list[str]:
-    """Where the checked files import from, as Python would if they were run or installed: the
-    directory above each file's top-level package (the file's own directory when it is in no
-    package). Searched before the interpreter's path, so `graphmend check src/pkg` resolves
-    `from .misc import f` and `from pkg.x import C` in the files checked, installed or not."""
+    """Where the checked files import from (`workspace.import_root` of each), searched before the
+    interpreter's path, so `graphmend check src/pkg` resolves `from .misc import f` and
+    `from pkg.x import C` in the files checked, installed or not."""
+    from graphmend.analysis.workspace import import_root
     roots: list[str] = []
-    seen: dict[str, str] = {}
+    seen: set[str] = set()
     for p in files:
         d = os.path.dirname(os.path.abspath(p))
-        start = d
-        if start in seen:
-            root = seen[start]
-        else:
-            while os.path.isfile(os.path.join(d, "__init__.py")) and os.path.dirname(d) != d:
-                d = os.path.dirname(d)
-            root = seen[start] = d
+        if d in seen:
+            continue
+        seen.add(d)
+        root = import_root(p)
         if root not in roots:
             roots.append(root)
     return roots

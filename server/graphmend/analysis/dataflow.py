@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import enum
 import re
+import threading
 from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
@@ -333,8 +334,7 @@ class Env:
 
 
 # --- what a module-level function returns ----------------------------------------------------------
-_RETURNS: dict = {}  # (id of the foreign module's Symbols, name) -> bool; those Symbols live as long
-_IN_PROGRESS: set = set()  # as their Workspace and are never changed, unlike the checked file's
+_EVALUATING = threading.local()  # .keys: (id(Symbols), name) being evaluated in this thread (recursion)
 
 
 def returns_tensor(q: str, symbols: Symbols, depth: int = 0) -> bool:
@@ -357,22 +357,24 @@ def returns_tensor(q: str, symbols: Symbols, depth: int = 0) -> bool:
     if fi is None:
         target = sym.imports.get(name)
         return bool(target) and target != q and returns_tensor(target, symbols, depth + 1)  # a re-export
-    key = (id(sym), name)
-    # the checked file's answers live on its Symbols (an incremental update starts a new dict);
-    # a cached answer still counts as reading the function's body (symbols.tracking)
-    cache = _RETURNS if sym is not symbols else symbols.__dict__.setdefault("returns_cache", {})
-    if key in cache:
+    key = (id(sym), name)  # for _EVALUATING only: sym is alive meanwhile
+    # answers live on the Symbols they are about (a foreign module's as long as its Workspace
+    # keeps it; the checked file's per version: an incremental update starts a new dict); a
+    # cached answer still counts as reading the function's body (symbols.tracking)
+    cache = sym.__dict__.setdefault("returns_cache", {})
+    if name in cache:
         if sym is symbols:
             fi.node  # noqa: B018 - records the read
-        return cache[key]
-    if key in _IN_PROGRESS:
+        return cache[name]
+    evaluating = _EVALUATING.__dict__.setdefault("keys", set())
+    if key in evaluating:
         return False
-    _IN_PROGRESS.add(key)
+    evaluating.add(key)
     try:
         got = _returns_tensor(fi, sym)
     finally:
-        _IN_PROGRESS.discard(key)
-    cache[key] = got
+        evaluating.discard(key)
+    cache[name] = got
     return got
 
 

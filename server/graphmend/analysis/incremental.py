@@ -53,6 +53,7 @@ class State:
     settings: Settings
     workspace: Workspace
     reads: dict[str, frozenset] = field(default_factory=dict)  # per walked function (FileSummary.reads)
+    generation: int = 0  # the workspace's search-path generation it was made in
 
 
 def state_of(summary: FileSummary, text: str, settings: Settings, workspace: Workspace) -> Optional[State]:
@@ -61,7 +62,7 @@ def state_of(summary: FileSummary, text: str, settings: Settings, workspace: Wor
             or summary.lines is None or summary.walked is None:
         return None
     return State(text, summary.lines, summary.symbols, summary.scope, summary.by_function,
-                 summary.walked, settings, workspace, summary.reads)
+                 summary.walked, settings, workspace, summary.reads, workspace.generation)
 
 
 @dataclass
@@ -75,7 +76,8 @@ class Update:
 def update(prev: State, text: str, path: str, settings: Settings, workspace: Workspace,
            external: dict[str, str]) -> Optional[Update]:
     """The analysis of `text` from `prev`, or None when only a full analysis will do."""
-    if settings != prev.settings or workspace is not prev.workspace or text.startswith("\ufeff"):
+    if settings != prev.settings or workspace is not prev.workspace or text.startswith("\ufeff") \
+            or prev.generation != workspace.generation:
         return None
     with _no_gc():
         try:
@@ -312,7 +314,7 @@ def _finish(prev: State, text: str, lines: LineIndex, sym: Symbols, scope: FileS
                     by_function[fi.qualname] = got
     summary = FileSummary(path, scope, by_function=by_function, suppressions=suppressions(text), symbols=sym)
     summary.lines, summary.walked, summary.reads = lines, set(reached) - scope.disabled, reads
-    state = State(text, lines, sym, scope, by_function, summary.walked, settings, ws, reads)
+    state = State(text, lines, sym, scope, by_function, summary.walked, settings, ws, reads, ws.generation)
     return Update(summary, dict(reached), state, walk)
 
 

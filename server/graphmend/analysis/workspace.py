@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import functools
 import importlib.machinery
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -23,16 +24,44 @@ MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 KNOWN_MODULE_SUFFIXES = ("PreTrainedModel", "GradientCheckpointingLayer", "ModuleUtilsMixin")
 
 
+def import_root(path: str) -> str:
+    """Where `path` imports from, as Python would if it were run or installed: the directory
+    above its top-level package (its own directory when it is in no package)."""
+    d = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(d, "__init__.py")) and os.path.dirname(d) != d:
+        d = os.path.dirname(d)
+    return d
+
+
 class Workspace:
     def __init__(self, roots: Optional[list[str]] = None, extra_paths: Optional[list[str]] = None):
         self.roots = [str(Path(r).resolve()) for r in (roots or [])]
         self.search_path = [*self.roots, *(extra_paths or []), *[p for p in sys.path if p]]
+        # bumped when the search path grows (add_import_root): analyses made before are stale
+        self.generation = 0
         self._symbols: dict[str, Optional[Symbols]] = {}
         self._module_cache: dict[str, bool] = {}
         self._jedi_cache: dict[str, Optional[str]] = {}
         self.use_jedi = True
         # Module files whose symbols were asked for (a scan cache entry depends on them).
         self.consulted: set[str] = set()
+
+    def add_import_root(self, path: str) -> bool:
+        """Search the import root of the file `path` too (after the workspace roots), as
+        `graphmend check` does for the files it checks; True when the search path changed (the
+        module lookups made so far are forgotten)."""
+        if not os.path.isfile(path):
+            return False
+        root = import_root(path)
+        if root in self.search_path:
+            return False
+        self.search_path.insert(len(self.roots), root)
+        Workspace.module_file.cache_clear()
+        self._symbols.clear()
+        self._module_cache.clear()
+        self._jedi_cache.clear()
+        self.generation += 1
+        return True
 
     @functools.lru_cache(maxsize=4096)
     def module_file(self, modname: str) -> Optional[str]:

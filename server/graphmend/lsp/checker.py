@@ -84,6 +84,8 @@ def check(text: str, path: str, version: Optional[int], settings: Settings, work
     """Findings of `text`; `external` are the functions of this file that entries in other
     workspace files reach. On a syntax error, `previous` findings are carried over. An edit
     of one function's body is re-analysed from `previous` (analysis/incremental.py)."""
+    workspace.add_import_root(path)  # as `graphmend check` searches the checked files' roots
+    generation = workspace.generation  # another thread may add a root while this one checks
     upd = None
     if previous is not None and previous.state is not None:
         upd = incremental.update(previous.state, text, path, settings, workspace, external)
@@ -101,6 +103,8 @@ def check(text: str, path: str, version: Optional[int], settings: Settings, work
         out.state = previous.state if previous is not None else None
     elif not bom:
         out.state = upd.state if upd is not None else incremental.state_of(summary, text, settings, workspace)
+        if out.state is not None:
+            out.state.generation = min(out.state.generation, generation)
     if summary.syntax_error is not None:
         out.syntax_error = summary.syntax_error
         if previous is not None:
