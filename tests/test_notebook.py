@@ -102,6 +102,15 @@ def test_check_json_has_the_cell(nb: Path, capsys):
     assert {(d["code"], d["cell"], d["line"]) for d in got} == {("GM101", 4, 7), ("GM301", 4, 8), ("GM401", 4, 11)}
 
 
+def test_check_sarif_names_the_cell(nb: Path, capsys):
+    """SARIF has no notebook cells: the region is the cell's own lines, and the cell is a property."""
+    cli.main(["check", "--no-cache", "--format", "sarif", str(nb)])
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    got = {(r["ruleId"], r["properties"].get("notebookCell"),
+            r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results}
+    assert got == {("GM101", 4, 7), ("GM301", 4, 8), ("GM401", 4, 11)}
+
+
 def test_directory_walk_includes_notebooks(nb: Path, capsys):
     (nb.parent / "plain.py").write_text("x = 1\n")
     cli.main(["check", "--no-cache", str(nb.parent)])

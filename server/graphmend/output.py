@@ -243,7 +243,9 @@ def format_sarif(results, errors: Sequence = (), conditional: str = "information
             for key, val in (("rewrite", f.rewrite), ("declineReason", f.decline_reason),
                              ("entry", f.entry), ("dynamoGraphBreakId", f.gb_id), ("note", f.note),
                              ("fixTitle", f.fix_title),
-                             ("condition", f.condition.text if f.condition else None)):
+                             ("condition", f.condition.text if f.condition else None),
+                             # a notebook: the region's lines are those of this (1-based) code cell
+                             ("notebookCell", f.cell)):
                 if val:
                     props[key] = val
             sarif_results.append(res)
