@@ -206,15 +206,23 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
         (hits if direct else misses).append({**s, "codes": sorted({f["code"] for f in direct})})
     cov = {k if k.startswith(package + "/") else _rel(k, site): set(v) for k, v in (orig.get("coverage") or {}).items()}
     frames = [(s["file"], s["line"]) for s in sites] + [fl for s in sites for fl in s["stack"]]
-    executed, confirmed, false_alarms, conditional, masked = [], [], [], [], []
+    executed, confirmed, false_alarms, conditional, masked, undecided = [], [], [], [], [], []
     skipped = skipped_regions(orig, package, site)
     for f in findings:
         if not any(ln in cov.get(f["file"], ()) for ln in _span(f)):
             continue
         broke = any(file == f["file"] and ln in _span(f) for file, ln in frames)
-        need = (f.get("condition") or {}).get("training")
+        cond = f.get("condition") or {}
+        need = cond.get("training")
         if not broke and need is not None and bool(need) != training:
             conditional.append(f)  # "breaks only when the module is training", in an eval run
+            continue
+        if not broke and "value" in (cond.get("kinds") or ()):
+            # a named value test this scoring cannot evaluate (`len(self.step_t)` is nonzero,
+            # `layer_dropout > 0.0`): reported apart with its condition, as issue 11 asks of
+            # conditional findings; one whose site broke counts as confirmed below (dtype and
+            # config conditions are scored as before)
+            undecided.append(f)
             continue
         inside = [k for k in skipped if k[0] == f["file"] and k[1] <= f["line"] <= k[2]]
         if inside and not broke and f["code"] != "GM501":
@@ -242,6 +250,7 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
             "findings": len(findings), "findings_executed": len(executed), "confirmed": len(confirmed),
             "precision": round(len(confirmed) / len(executed), 3) if executed else None,
             "false_alarms": false_alarms, "conditional_not_met": conditional, "masked_by_skip": masked,
+            "conditional_undecided": undecided,
             "fixable": sum(1 for f in findings if f.get("fixable")),
             "fixable_executed": sum(1 for f in executed if f.get("fixable")), "still_breaking": still}
 
@@ -337,6 +346,7 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "findings_executed": ex, "confirmed": conf, "precision": round(conf / ex, 3) if ex else None,
             "false_alarms": sum(len(r["false_alarms"]) for r in ok),
             "conditional_not_met": sum(len(r.get("conditional_not_met") or []) for r in ok),
+            "conditional_undecided": sum(len(r.get("conditional_undecided") or []) for r in ok),
             "masked_by_skip": sum(len(r.get("masked_by_skip") or []) for r in ok),
             "still_breaking": sum(len(r["still_breaking"]) for r in ok),
             "outputs_equal": all(_eq3(r.get("compare"), "outputs") == "yes/yes/yes" for r in ok),
@@ -354,15 +364,22 @@ def markdown(data: dict[str, Any]) -> str:
              f"messages equal: {'yes' if t['messages_equal'] else 'NO'}."
              + (f" Failed: {', '.join(t['failed'])}." if t["failed"] else "")
              + (f" Apart from precision: {t.get('conditional_not_met', 0)} findings whose named condition "
-                f"(training or eval mode) the run did not meet, {t.get('masked_by_skip', 0)} in code Dynamo "
+                f"(training or eval mode) the run did not meet, {t.get('conditional_undecided', 0)} conditional "
+                f"findings that did not break whose condition names a value the scoring cannot evaluate "
+                f"(listed with it below), {t.get('masked_by_skip', 0)} in code Dynamo "
                 "skipped (fell back to eager), where no break can show."
-                if t.get("conditional_not_met") or t.get("masked_by_skip") else "")]
+                if t.get("conditional_not_met") or t.get("masked_by_skip") or t.get("conditional_undecided")
+                else "")]
     sections = [("Misses (a named break site no finding covers)", "misses",
                  lambda s: f"{s['file']}:{s['line']} {s['kind']} {s['summary'][:70]!r} `{s['source'][:60]}`"),
                 ("False alarms (finding on an executed line, Dynamo did not break there)", "false_alarms",
                  lambda f: f"{f['file']}:{f['line']} {f['code']} {(f.get('message') or '')[:90]}"),
                 ("Apart: conditional, condition not met in this run", "conditional_not_met",
                  lambda f: f"{f['file']}:{f['line']} {f['code']} {(f.get('message') or '')[:90]}"),
+                ("Apart: conditional, did not break, condition not evaluated by the scoring",
+                 "conditional_undecided",
+                 lambda f: f"{f['file']}:{f['line']} {f['code']} breaks only when "
+                           f"{(f.get('condition') or {}).get('text', '?')}"),
                 ("Apart: in code Dynamo skipped (a break before them in the same frame made it fall back "
                  "to eager)", "masked_by_skip",
                  lambda f: f"{f['file']}:{f['line']} {f['code']} in {f['function']}()"),

@@ -204,6 +204,8 @@ def test_short_circuited_call_is_conditional_on_training(tmp_path):
     drop = found[("GM403", line_of(LAYERDROP, "# drop"))]
     assert drop.condition is not None and drop.condition.training is True
     assert "training" in drop.condition.text
+    # the rate is named too: in training with rate 0 the call is short-circuited (asserted below)
+    assert "`layer_dropout > 0.0`" in drop.condition.text and "value" in drop.condition.kinds
     always = found[("GM403", line_of(LAYERDROP, "# always"))]  # no condition: it always runs
     assert always.condition is None
     mod = load_module(LAYERDROP, tmp_path, "layerdrop")
@@ -350,3 +352,95 @@ def test_gm301_on_an_assert_exactly_when_dynamo_breaks(name, tmp_path):
     with pytest.raises((AssertionError, RuntimeError), match="positive|range|assertion error"):
         torch.compile(mod.f, backend="eager")(-torch.ones(3))
     torch._dynamo.reset()
+
+
+# torchdiffeq rk_common.py:291-344: `on_step_t` is False unless a grid was given, and a tensor
+# comparison when one was; `if on_step_t:` later breaks only on that path. The finding says so
+# (a conditional finding, "breaks only when `len(step_t)` is nonzero"), and Dynamo agrees: one
+# graph with an empty grid, a break with a grid point inside the step.
+GRID = """\
+import torch
+
+
+def step(y: torch.Tensor, t0: torch.Tensor, dt: torch.Tensor, step_t: torch.Tensor,
+         jump_t: torch.Tensor):
+    on_step_t = False
+    if len(step_t):
+        next_t = step_t[0]
+        on_step_t = (t0 < next_t) & (next_t < t0 + dt)
+    on_jump_t = False
+    if len(jump_t):
+        next_j = jump_t[0]
+        on_jump_t = (t0 < next_j) & (next_j < t0 + dt)
+        if on_jump_t:  # jump
+            on_step_t = False
+    y = y * 2
+    if on_step_t:  # grid
+        y = y + 1
+    return y * 3
+
+
+def always(y: torch.Tensor, t0, flag: bool):
+    on = False
+    if flag:
+        on = y.sum() > 0
+    else:
+        on = y.mean() > 0
+    if on:  # both sides
+        y = y + 1
+    return y * 3
+
+
+compiled = torch.compile(step), torch.compile(always)
+"""
+
+
+def test_branch_on_a_name_that_is_a_tensor_on_one_path_only(tmp_path):
+    found = {(fd.code, fd.span.start.line): fd for fd in analyze_source(GRID, "case.py").findings}
+    grid = found[("GM201", line_of(GRID, "# grid"))]
+    assert grid.condition is not None and "value" in grid.condition.kinds
+    assert grid.condition.text == "`len(step_t)` is nonzero"
+    assert "breaks only when `len(step_t)` is nonzero" in grid.message
+    jump = found[("GM201", line_of(GRID, "# jump"))]
+    assert jump.condition is None  # on_jump_t was just made a tensor on this path: it always breaks
+    both = found[("GM201", line_of(GRID, "# both sides"))]
+    assert both.condition is None  # a tensor on either side of `if flag`
+    mod = load_module(GRID, tmp_path, "grid")
+    y, t0, dt = torch.randn(3), torch.tensor(0.0), torch.tensor(1.0)
+    empty = torch.tensor([])
+    assert graphs(mod.step, y, t0, dt, empty, empty) == 1  # the condition does not hold
+    assert graphs(mod.step, y, t0, dt, torch.tensor([0.5]), empty) == 2  # it holds: a break
+    assert graphs(mod.always, y, t0, True) == 2 and graphs(mod.always, y, t0, False) == 2
+
+
+# st-moe-pytorch's safe_one_hot (st_moe_pytorch.py:91-94): builtin max() of a tensor and a number is
+# a tensor under Dynamo (torch.clamp), so the number of classes one_hot gets is read from a tensor
+# (GB0033 at the one_hot line, measured); with two Python ints it is a number and traces.
+ONE_HOT = """\
+import torch
+import torch.nn.functional as F
+
+
+def safe_one_hot(indexes, max_length):
+    max_index = indexes.max() + 1
+    one_hot_classes = max(max_index + 1, max_length)
+    return F.one_hot(indexes, one_hot_classes)[..., :max_length].float() * 2  # tensor classes
+
+
+def int_one_hot(indexes, max_length):
+    one_hot_classes = max(max_length + 1, 3)
+    return F.one_hot(indexes, one_hot_classes)[..., :max_length].float() * 2  # int classes
+
+
+compiled = torch.compile(safe_one_hot), torch.compile(int_one_hot)
+"""
+
+
+def test_one_hot_sized_by_builtin_max_of_a_tensor(tmp_path):
+    found = codes(ONE_HOT)
+    assert ("GM401", line_of(ONE_HOT, "# tensor classes")) in found
+    assert all(line != line_of(ONE_HOT, "# int classes") for _, line in found)
+    mod = load_module(ONE_HOT, tmp_path, "one_hot")
+    idx = torch.tensor([0, 2, 1])
+    assert graphs(mod.safe_one_hot, idx, 4) > 1
+    assert graphs(mod.int_one_hot, idx, 4) == 1

@@ -93,3 +93,23 @@ def test_a_resume_function_is_skipped_from_its_line_on(tmp_path):
            "skipped_frame": _fr(9, "torch_dynamo_resume_in_points_at_9")}
     assert _prec().skipped_functions(_res(tmp_path, rec)) == [
         ("transformers/models/m/modeling_m.py", 9, 11, "points")]
+
+
+def test_value_conditions_are_apart_unless_the_site_broke():
+    # a conditional finding whose condition names a value test the run does not report
+    # ("breaks only when `len(self.step_t)` is nonzero") is apart when it did not break; the same
+    # finding without that condition is a false alarm; one that broke is confirmed
+    short = "transformers/models/m/modeling_m.py"
+    res = {"transformers_file": "/nowhere/transformers/__init__.py", "dtype": "fp32",
+           "coverage": {short: [3, 4]},
+           "break_reasons": [{"summary": "generic_jump", "gb": "GB0170",
+                              "user_stack": [{"short": short, "line": 4, "function": "f"}]}]}
+    cond = {"kinds": ["value"], "text": "`len(self.step_t)` is nonzero"}
+    f3 = {"file": short, "line": 3, "end_line": 3, "code": "GM201", "message": "m", "condition": cond}
+    f4 = {**f3, "line": 4, "end_line": 4}
+    prec = _prec()
+    r = prec.evaluate(res, [f3, f4])
+    assert [(c["line"], c["condition"]) for c in r["conditional_not_met"]] == [(3, cond["text"])]
+    assert r["false_alarms"] == [] and (r["findings_executed"], r["confirmed"]) == (1, 1)
+    r = prec.evaluate(res, [{**f3, "condition": None}])
+    assert [fa["line"] for fa in r["false_alarms"]] == [3]

@@ -113,3 +113,30 @@ def test_skipped_frames_and_unmet_conditions_are_apart(tmp_path):
     r = bench.evaluate(orig, None, findings, "pkg", site, training=True)  # in training it is scored
     assert r["conditional_not_met"] == []
     assert sorted(f["line"] for f in r["masked_by_skip"]) == [5, 11, 12]
+
+
+def test_conditions_the_scoring_cannot_evaluate_are_apart_unless_they_broke():
+    # torchdiffeq's `if on_step_t:` "breaks only when `len(self.step_t)` is nonzero" (no grid in the
+    # run: no break) and x-transformers' layer dropout in a training run with rate 0 ("the module is
+    # training and `layer_dropout > 0.0`"): apart, listed with the condition. A conditional finding
+    # whose site broke is confirmed; one with only a training condition the run met is scored.
+    grid = {"kinds": ["value"], "text": "`len(self.step_t)` is nonzero", "training": None}
+    drop = {"kinds": ["training", "value"], "text": "the module is training and `layer_dropout > 0.0`",
+            "training": True}
+    train_only = {"kinds": ["training"], "text": "the module is training", "training": True}
+    findings = [{**_f("pkg/a.py", 30, "GM201"), "condition": grid},
+                {**_f("pkg/a.py", 20, "GM403"), "condition": drop},
+                {**_f("pkg/a.py", 12, "GM201"), "condition": grid},   # broke there: confirmed
+                {**_f("pkg/a.py", 5, "GM403"), "condition": train_only}]  # caller frame: confirmed
+    bench = _bench()
+    r = bench.evaluate({**ORIGINAL, "graph_break_log": []}, None, findings, "pkg", SITE, training=True)
+    assert [f["line"] for f in r["conditional_undecided"]] == [30, 20]
+    assert r["false_alarms"] == [] and (r["findings_executed"], r["confirmed"]) == (2, 2)
+    row = {"name": "toy", "dist": "pkg==1", "original": ORIGINAL, "mended": None, **r}
+    md = bench.markdown({"rows": [row], "totals": bench.totals([row])})
+    assert "- pkg/a.py:30 GM201 breaks only when `len(self.step_t)` is nonzero (toy)" in md
+    assert "2 conditional findings that did not break" in md
+    # the same finding without its value condition is a false alarm
+    r = bench.evaluate({**ORIGINAL, "graph_break_log": []}, None,
+                       [{**_f("pkg/a.py", 30, "GM201"), "condition": train_only}], "pkg", SITE, training=True)
+    assert [f["line"] for f in r["false_alarms"]] == [30] and r["conditional_undecided"] == []

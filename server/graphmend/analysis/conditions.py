@@ -240,14 +240,26 @@ DTYPE_ALIASES = {"half": "float16", "float": "float32", "double": "float64", "fl
 TRAINING_SWITCHES = frozenset({"gradient_checkpointing"})
 
 
-def name_condition(conjuncts: list[tuple[ast.expr, bool]], qualify) -> Optional[Condition]:
+def name_condition(conjuncts: list[tuple[ast.expr, bool]], qualify,
+                   values: Optional[list[tuple[ast.expr, bool]]] = None) -> Optional[Condition]:
     """The condition a site breaks under, when the analysis can name part of it: a dtype test
     (`x.dtype == torch.float16`), `self.training`, a config attribute (`self.config.use_x`). The
     conjuncts are the tests that hold on the path to the site (`(test, truth)`); None when none
-    of them is nameable."""
+    of them is nameable.
+
+    `values`: static tests the site needs beyond the path, each named whatever it is (kind
+    "value"): an earlier operand of `and` that is a comparison with a number (`layer_dropout >
+    0.`), or the test under which the branch's name became a tensor (`if len(self.step_t):
+    on_step_t = t0 < next_t`). They are not taken from every enclosing `if`: a site under `if
+    mask is not None:` is not conditional in any sense a user would want shown."""
     atoms: list[tuple[ast.expr, bool]] = []
     for e, pol in conjuncts:
         _atoms(e, pol, atoms)
+    value_atoms: list[tuple[ast.expr, bool]] = []
+    for e, pol in values or ():
+        _atoms(e, pol, value_atoms)
+    named_values = {id(e) for e, _ in value_atoms}
+    atoms += [(e, pol) for e, pol in value_atoms if all(e is not a for a, _ in atoms)]
     texts, kinds, dtypes, not_dtypes, training = [], [], set(), set(), None
     for e, pol in atoms:
         d = _dtype_test(e, pol, qualify)
@@ -270,6 +282,10 @@ def name_condition(conjuncts: list[tuple[ast.expr, bool]], qualify) -> Optional[
             texts.append(f"`{ast.unparse(e)}` is {'true' if pol else 'false'}" if not isinstance(e, ast.Compare)
                          else f"{'' if pol else 'not '}`{ast.unparse(e)}`")
             kinds.append("config")
+            continue
+        if id(e) in named_values:
+            texts.append(_value_text(e, pol))
+            kinds.append("value")
     if not texts:
         return None
     seen = []
@@ -278,6 +294,26 @@ def name_condition(conjuncts: list[tuple[ast.expr, bool]], qualify) -> Optional[
             seen.append(t)
     return Condition(" and ".join(seen), tuple(dict.fromkeys(kinds)), tuple(sorted(dtypes)),
                      tuple(sorted(not_dtypes)), training)
+
+
+def _value_text(e: ast.expr, pol: bool) -> str:
+    """`len(self.step_t)` is nonzero, `layer_dropout > 0.`, not `use_x`."""
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1:
+        return f"`{ast.unparse(e)}` is {'nonzero' if pol else '0'}"
+    if isinstance(e, ast.Compare) and not pol and len(e.ops) == 1:
+        neg = {ast.Gt: "<=", ast.GtE: "<", ast.Lt: ">=", ast.LtE: ">", ast.Eq: "!=", ast.NotEq: "==",
+               ast.Is: "is not", ast.IsNot: "is", ast.In: "not in", ast.NotIn: "in"}[type(e.ops[0])]
+        return f"`{ast.unparse(e.left)} {neg} {ast.unparse(e.comparators[0])}`"
+    return f"`{ast.unparse(e)}`" if pol else f"not `{ast.unparse(e)}`"
+
+
+def numeric_comparison(e: ast.expr) -> bool:
+    """`p > 0.`, `rate != 0`: one comparison of something with a number."""
+    if not (isinstance(e, ast.Compare) and len(e.ops) == 1) or isinstance(e.ops[0], (ast.In, ast.NotIn)):
+        return False
+    sides = [e.left, e.comparators[0]]
+    return any(isinstance(x, ast.Constant) and type(x.value) in (int, float) for x in sides) \
+        and not all(isinstance(x, ast.Constant) for x in sides)
 
 
 def _atoms(e: ast.expr, pol: bool, out: list) -> None:

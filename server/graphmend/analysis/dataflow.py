@@ -306,6 +306,12 @@ class Env:
             if q in ("int", "float", "bool", "complex") and e.args:
                 k = self.kind(e.args[0])
                 return Kind.DATA if k is Kind.TENSOR else k
+            if q in ("max", "min") and len(e.args) >= 2 and not e.keywords:
+                # max(t, n) of a tensor and numbers: Dynamo makes it torch.clamp/maximum, a tensor
+                # (st-moe's one_hot_classes = max(indexes.max() + 1, max_length), measured)
+                args = [self.kind(a) for a in e.args]
+                if Kind.TENSOR in args and Kind.DATA not in args:
+                    return Kind.TENSOR
             if q in PURE_BUILTINS:
                 args = [self.kind(a) for a in e.args] + [self.kind(k.value) for k in e.keywords]
                 return Kind.STATIC if all(a is Kind.STATIC for a in args) else Kind.UNKNOWN

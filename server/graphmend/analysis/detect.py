@@ -13,7 +13,7 @@ from typing import Optional
 
 from graphmend.analysis.astwalk import preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
-from graphmend.analysis.conditions import Extracted, Translator, name_condition
+from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.symbols import FunctionInfo, Symbols
 from graphmend.findings import Condition
@@ -98,6 +98,10 @@ class FunctionWalker:
         # have for the later one to run): `self.training and p > 0 and random() < p`
         self._short_circuit: dict[int, list[tuple[ast.expr, bool]]] = {}
         self._short_circuit_seen: set[int] = set()
+        # name -> the static (test, truth) pairs under which it became a tensor, when it is a tensor
+        # on one side of an if only (`on_step_t = False; if len(self.step_t): on_step_t = t0 < t`):
+        # a later `if on_step_t:` breaks only when they hold. Absent: a tensor on every path.
+        self.tensor_under: dict[str, list[tuple[ast.expr, bool]]] = {}
 
     def run(self) -> list[Site]:
         self.block(self.fi.node.body)
@@ -111,9 +115,12 @@ class FunctionWalker:
         if key in self._seen:
             return
         self._seen.add(key)
-        conjuncts = self.path + self._short_circuit.get(id(node), []) + \
-            [(t, True) for t in kw.get("static_test", ())]
-        cond = name_condition(conjuncts, self.env.qualify) if conjuncts else None
+        short = self._short_circuit.get(id(node), [])
+        conjuncts = self.path + short + [(t, True) for t in kw.get("static_test", ())]
+        values = kw.pop("values", None) or []
+        values = values + [(e, pol) for e, pol in short
+                           if numeric_comparison(e) and self.env.kind(e) < Kind.DATA]
+        cond = name_condition(conjuncts, self.env.qualify, values) if conjuncts or values else None
         self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), condition=cond, **kw))
 
     # --- statements --------------------------------------------------------------------------
@@ -125,6 +132,12 @@ class FunctionWalker:
         env = self.env
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return  # nested definitions are walked as functions of their own when reached
+        if self.tensor_under and isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For,
+                                                ast.AsyncFor)):
+            for t in (s.targets if isinstance(s, ast.Assign) else [s.target]):
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        self.tensor_under.pop(n.id, None)
         if self.none_splits:
             if isinstance(s, ast.Assign):
                 self.forget_splits(s.targets)
@@ -266,20 +279,47 @@ class FunctionWalker:
             self.block(s.orelse)
             return
         self.cond(s, s.test)
+        static_test = self.env.kind(s.test) is Kind.STATIC
         before = dict(self.env.kinds)
+        tu_before = self.tensor_under
+        self.tensor_under = dict(tu_before)
         self.path.append((s.test, True))
         none_body, none_else = _none_tests(s.test)
         self.assume_none(none_body)
         self.block(s.body)
         self.path[-1] = (s.test, False)
-        after_body = self.env.kinds
-        self.env.kinds = dict(before)
+        after_body, tu_body = self.env.kinds, self.tensor_under
+        self.env.kinds, self.tensor_under = dict(before), dict(tu_before)
         self.assume_none(none_else)
         self.block(s.orelse)
         self.path.pop()
         if isinstance(s.test, ast.Compare) and len(none_body) == 1:
             self.record_none_split(none_body[0], after_body, self.env.kinds)
+        self.merge_tensor_under(s.test if static_test else None, after_body, tu_body,
+                                self.env.kinds, self.tensor_under)
         self.env.merge(after_body)
+
+    def merge_tensor_under(self, test: Optional[ast.expr], body: dict, tu_body: dict,
+                           orelse: dict, tu_else: dict) -> None:
+        """After an if: a name that is a tensor on one side only is a tensor under that side's
+        test (when the test is static, so a user can read it) and what held on that side; a
+        tensor on both sides keeps only what both sides needed (dropping a conjunct leaves a
+        weaker condition that still has to hold: "breaks only when" stays true)."""
+        out: dict[str, list[tuple[ast.expr, bool]]] = {}
+        for n in set(body) | set(orelse):
+            tb = body.get(n, Kind.STATIC) is Kind.TENSOR
+            te = orelse.get(n, Kind.STATIC) is Kind.TENSOR
+            if tb and te:
+                cb, ce = tu_body.get(n), tu_else.get(n)
+                if cb and ce:
+                    common = [c for c in cb if any(c[0] is d[0] and c[1] == d[1] for d in ce)]
+                    if common:
+                        out[n] = common
+            elif tb or te:
+                need = ([(test, tb)] if test is not None else []) + (tu_body if tb else tu_else).get(n, [])
+                if need:
+                    out[n] = need
+        self.tensor_under = out
 
     # --- values that depend on whether an optional argument is None ------------------------------
     # `if cache_position is not None: past = cache_position[0] (a tensor) else: past = 0` and,
@@ -371,8 +411,15 @@ class FunctionWalker:
         note = None
         if static:
             note = "only when " + " and ".join(ast.unparse(t) for t in static)
+        values = None
+        if tr is None:
+            name = dd
+            while isinstance(name, ast.UnaryOp) and isinstance(name.op, ast.Not):
+                name = name.operand
+            if isinstance(name, ast.Name):
+                values = self.tensor_under.get(name.id)
         self.add(code, owner, test=dd, static_test=static, note=note, extracted=tr,
-                 gb_id=_extraction_gb(tr))
+                 gb_id=_extraction_gb(tr), values=values)
 
     def split_condition(self, test: ast.expr) -> tuple[Optional[ast.expr], list[ast.expr]]:
         """(data-dependent part, static `and` conjuncts before it) or (None, [])."""
