@@ -444,3 +444,47 @@ def test_one_hot_sized_by_builtin_max_of_a_tensor(tmp_path):
     idx = torch.tensor([0, 2, 1])
     assert graphs(mod.safe_one_hot, idx, 4) > 1
     assert graphs(mod.int_one_hot, idx, 4) == 1
+
+
+# torchdiffeq rk_common.py:222-232: with no grid the step and jump times are `torch.tensor([])`,
+# and `unique()` of an empty tensor has a static shape: Dynamo traces it (measured for nonzero,
+# unique, masked_select, bincount, argwhere too). The finding names when it breaks.
+EMPTY = """\
+import torch
+
+
+def check(x: torch.Tensor, step_t=None, jump_t=None):
+    if step_t is None:
+        step_t = torch.tensor([], dtype=x.dtype)
+    else:
+        step_t = step_t.to(x.dtype)
+    if jump_t is None:
+        jump_t = torch.tensor([], dtype=x.dtype)
+    else:
+        jump_t = jump_t.to(x.dtype)
+    counts = torch.cat([step_t, jump_t]).unique(return_counts=True)[1]  # grids
+    return x * 2 + counts.sum() * 3
+
+
+def always(x: torch.Tensor, step_t=None):
+    empty = torch.tensor([], dtype=x.dtype)
+    grid = torch.cat([empty, x])
+    return x * 2 + grid.nonzero().sum() * 3  # data
+
+
+compiled = torch.compile(check), torch.compile(always)
+"""
+
+
+def test_dynamic_shape_op_on_a_tensor_empty_on_some_paths(tmp_path):
+    found = {(fd.code, fd.span.start.line): fd for fd in analyze_source(EMPTY, "case.py").findings}
+    grids = found[("GM402", line_of(EMPTY, "# grids"))]
+    assert grids.condition is not None
+    assert grids.condition.text == "`step_t is not None or jump_t is not None`"
+    assert found[("GM402", line_of(EMPTY, "# data"))].condition is None
+    mod = load_module(EMPTY, tmp_path, "empty")
+    x = torch.randn(3)
+    assert graphs(mod.check, x) == 1  # both empty: no break
+    assert graphs(mod.check, x, torch.tensor([0.5])) == 2
+    assert graphs(mod.check, x, None, torch.tensor([0.5])) == 2
+    assert graphs(mod.always, x) == 2

@@ -257,7 +257,10 @@ def name_condition(conjuncts: list[tuple[ast.expr, bool]], qualify,
         _atoms(e, pol, atoms)
     value_atoms: list[tuple[ast.expr, bool]] = []
     for e, pol in values or ():
-        _atoms(e, pol, value_atoms)
+        if isinstance(e, ast.BoolOp) and isinstance(e.op, ast.Or) and pol:
+            value_atoms.append((e, pol))  # one of several (`a is not None or b is not None`)
+        else:
+            _atoms(e, pol, value_atoms)
     named_values = {id(e) for e, _ in value_atoms}
     atoms += [(e, pol) for e, pol in value_atoms if all(e is not a for a, _ in atoms)]
     texts, kinds, dtypes, not_dtypes, training = [], [], set(), set(), None

@@ -102,6 +102,11 @@ class FunctionWalker:
         # on one side of an if only (`on_step_t = False; if len(self.step_t): on_step_t = t0 < t`):
         # a later `if on_step_t:` breaks only when they hold. Absent: a tensor on every path.
         self.tensor_under: dict[str, list[tuple[ast.expr, bool]]] = {}
+        # names bound to an empty tensor (`torch.tensor([])`) on this path, and names that are
+        # empty on some paths and hold data only under these tests: `nonzero`/`unique`/... of an
+        # empty tensor has a static shape, so Dynamo traces them there (measured, torch 2.13)
+        self.empty: set[str] = set()
+        self.nonempty_under: dict[str, list[tuple[ast.expr, bool]]] = {}
 
     def run(self) -> list[Site]:
         self.block(self.fi.node.body)
@@ -132,12 +137,17 @@ class FunctionWalker:
         env = self.env
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return  # nested definitions are walked as functions of their own when reached
-        if self.tensor_under and isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For,
-                                                ast.AsyncFor)):
+        if (self.tensor_under or self.empty or self.nonempty_under) and isinstance(
+                s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
             for t in (s.targets if isinstance(s, ast.Assign) else [s.target]):
                 for n in ast.walk(t):
                     if isinstance(n, ast.Name):
                         self.tensor_under.pop(n.id, None)
+                        self.nonempty_under.pop(n.id, None)
+                        self.empty.discard(n.id)
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                and _empty_tensor(s.value, self.env.qualify):
+            self.empty.add(s.targets[0].id)
         if self.none_splits:
             if isinstance(s, ast.Assign):
                 self.forget_splits(s.targets)
@@ -281,45 +291,57 @@ class FunctionWalker:
         self.cond(s, s.test)
         static_test = self.env.kind(s.test) is Kind.STATIC
         before = dict(self.env.kinds)
-        tu_before = self.tensor_under
-        self.tensor_under = dict(tu_before)
+        tu_before, empty_before, ne_before = self.tensor_under, self.empty, self.nonempty_under
+        self.tensor_under, self.empty, self.nonempty_under = dict(tu_before), set(empty_before), dict(ne_before)
         self.path.append((s.test, True))
         none_body, none_else = _none_tests(s.test)
         self.assume_none(none_body)
         self.block(s.body)
         self.path[-1] = (s.test, False)
         after_body, tu_body = self.env.kinds, self.tensor_under
+        empty_body, ne_body = self.empty, self.nonempty_under
         self.env.kinds, self.tensor_under = dict(before), dict(tu_before)
+        self.empty, self.nonempty_under = set(empty_before), dict(ne_before)
         self.assume_none(none_else)
         self.block(s.orelse)
         self.path.pop()
         if isinstance(s.test, ast.Compare) and len(none_body) == 1:
             self.record_none_split(none_body[0], after_body, self.env.kinds)
-        self.merge_tensor_under(s.test if static_test else None, after_body, tu_body,
-                                self.env.kinds, self.tensor_under)
+        test_ = s.test if static_test else None
+        tensor, kb, ke = Kind.TENSOR, after_body, self.env.kinds
+        # only names whose kind differs between the sides or that carry a condition can change
+        names = {n for n, _ in kb.items() ^ ke.items()}
+        names.update(tu_body, self.tensor_under, ne_body, self.nonempty_under, empty_body, self.empty)
+        self.tensor_under = _merge_under(
+            test_, {n for n in names if kb.get(n) is tensor}, tu_body,
+            {n for n in names if ke.get(n) is tensor}, self.tensor_under)
+        full_body = {n for n in names if kb.get(n) is tensor and n not in empty_body}
+        full_else = {n for n in names if ke.get(n) is tensor and n not in self.empty}
+        self.nonempty_under = {n: c for n, c in _merge_under(test_, full_body, ne_body, full_else,
+                                                             self.nonempty_under).items()
+                               if n in empty_body or n in self.empty or n in ne_body or n in self.nonempty_under}
+        self.empty &= empty_body
         self.env.merge(after_body)
 
-    def merge_tensor_under(self, test: Optional[ast.expr], body: dict, tu_body: dict,
-                           orelse: dict, tu_else: dict) -> None:
-        """After an if: a name that is a tensor on one side only is a tensor under that side's
-        test (when the test is static, so a user can read it) and what held on that side; a
-        tensor on both sides keeps only what both sides needed (dropping a conjunct leaves a
-        weaker condition that still has to hold: "breaks only when" stays true)."""
-        out: dict[str, list[tuple[ast.expr, bool]]] = {}
-        for n in set(body) | set(orelse):
-            tb = body.get(n, Kind.STATIC) is Kind.TENSOR
-            te = orelse.get(n, Kind.STATIC) is Kind.TENSOR
-            if tb and te:
-                cb, ce = tu_body.get(n), tu_else.get(n)
-                if cb and ce:
-                    common = [c for c in cb if any(c[0] is d[0] and c[1] == d[1] for d in ce)]
-                    if common:
-                        out[n] = common
-            elif tb or te:
-                need = ([(test, tb)] if test is not None else []) + (tu_body if tb else tu_else).get(n, [])
-                if need:
-                    out[n] = need
-        self.tensor_under = out
+    def nonempty_condition(self, e: ast.expr) -> Optional[ast.expr]:
+        """When `e` is a tensor that is empty on some paths (`step_t = torch.tensor([])` if no grid
+        was given), the static test under which it may hold data, as one expression; else None.
+        `torch.cat([a, b])` holds data when any part does."""
+        if isinstance(e, ast.Name) and e.id in self.nonempty_under:
+            return _conjunction(self.nonempty_under[e.id])
+        if isinstance(e, ast.Call) and (self.env.qualify(e.func) or "") == "torch.cat" and e.args \
+                and isinstance(e.args[0], (ast.List, ast.Tuple)) and e.args[0].elts:
+            parts = []
+            for x in e.args[0].elts:
+                if isinstance(x, ast.Name) and x.id in self.empty:
+                    continue
+                c = self.nonempty_condition(x)
+                if c is None:
+                    return None
+                parts.append(c)
+            if parts:
+                return parts[0] if len(parts) == 1 else ast.BoolOp(ast.Or(), parts)
+        return None
 
     # --- values that depend on whether an optional argument is None ------------------------------
     # `if cache_position is not None: past = cache_position[0] (a tensor) else: past = 0` and,
@@ -513,7 +535,9 @@ class FunctionWalker:
                 return
             if base is Kind.TENSOR and func.attr in DYNAMIC_SHAPE_FUNCS:
                 if func.attr != "repeat_interleave" or self.dynamic_repeats(c, method=True):
-                    self.add("GM402", c, detail=f"`.{func.attr}()`")
+                    data = self.nonempty_condition(func.value)
+                    self.add("GM402", c, detail=f"`.{func.attr}()`",
+                             values=[(data, True)] if data is not None else None)
                 return
         if q in ("int", "float", "bool") and len(c.args) == 1 and env.kind(c.args[0]) is Kind.TENSOR:
             self.add("GM401", c, detail=f"`{q}()` of a tensor")
@@ -525,7 +549,9 @@ class FunctionWalker:
             name = q.split(".")[-1]
             if name in DYNAMIC_SHAPE_FUNCS and q.count(".") == 1:
                 if name != "repeat_interleave" or self.dynamic_repeats(c, method=False):
-                    self.add("GM402", c, detail=f"`torch.{name}()`")
+                    data = self.nonempty_condition(c.args[0]) if c.args else None
+                    self.add("GM402", c, detail=f"`torch.{name}()`",
+                             values=[(data, True)] if data is not None else None)
             elif name == "where" and q.count(".") == 1 and len(c.args) == 1 and not c.keywords:
                 self.add("GM402", c, detail="one-argument `torch.where()`")
         else:
@@ -605,6 +631,58 @@ class FunctionWalker:
                 and (self.symbols.qualify(n.value.func) or "").endswith(("getLogger", "get_logger"))
                 for t in n.targets if isinstance(t, ast.Name)}
         return self._local_loggers
+
+
+def _merge_under(test: Optional[ast.expr], body: set[str], under_body: dict, orelse: set[str],
+                 under_else: dict) -> dict[str, list[tuple[ast.expr, bool]]]:
+    """After an if: a name with the property (a tensor; a tensor that may hold data) on one side
+    only has it under that side's test (when the test is static, so a user can read it) and what
+    held on that side; one with it on both sides keeps only what both sides needed (dropping a
+    conjunct leaves a weaker condition that still has to hold: "breaks only when" stays true)."""
+    out: dict[str, list[tuple[ast.expr, bool]]] = {}
+    for n in body | orelse:
+        tb, te = n in body, n in orelse
+        if tb and te:
+            cb, ce = under_body.get(n), under_else.get(n)
+            if cb and ce:
+                common = [c for c in cb if any(c[0] is d[0] and c[1] == d[1] for d in ce)]
+                if common:
+                    out[n] = common
+        else:
+            need = ([(test, tb)] if test is not None else []) + (under_body if tb else under_else).get(n, [])
+            if need:
+                out[n] = need
+    return out
+
+
+def _conjunction(conds: list[tuple[ast.expr, bool]]) -> ast.expr:
+    """(test, truth) pairs as one expression, `X is None` negated as `X is not None`."""
+    parts = []
+    for e, pol in conds:
+        if not pol and isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], (ast.Is, ast.IsNot)):
+            e = ast.Compare(e.left, [ast.IsNot() if isinstance(e.ops[0], ast.Is) else ast.Is()], e.comparators)
+        elif not pol:
+            e = ast.UnaryOp(ast.Not(), e)
+        parts.append(e)
+    return parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts)
+
+
+_EMPTY_FACTORIES = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.rand", "torch.randn"})
+
+
+def _empty_tensor(e: ast.expr, qualify) -> bool:
+    """`torch.tensor([])`, `torch.empty(0)`, `torch.zeros((0,))`, `x.new_empty(0)`: no elements."""
+    if not isinstance(e, ast.Call) or not e.args:
+        return False
+    q = qualify(e.func) or ""
+    a = e.args[0]
+    if q in ("torch.tensor", "torch.as_tensor") or (isinstance(e.func, ast.Attribute) and e.func.attr == "new_tensor"):
+        return isinstance(a, (ast.List, ast.Tuple)) and not a.elts
+    if q in _EMPTY_FACTORIES or (isinstance(e.func, ast.Attribute) and e.func.attr in ("new_empty", "new_zeros",
+                                                                                        "new_ones")):
+        dims = a.elts if isinstance(a, (ast.List, ast.Tuple)) else e.args
+        return any(isinstance(d, ast.Constant) and d.value == 0 and type(d.value) is int for d in dims)
+    return False
 
 
 def _size_args(c: ast.Call, positions: tuple[int, ...], keywords: tuple[str, ...],
