@@ -16,7 +16,7 @@ from typing import Callable
 #: torchvision 0.28 does not load its ops against torch 2.13.0+cpu).
 REQUIREMENTS = [
     "torch==2.13.0", "diffusers==0.42.1", "x-transformers==2.31.10", "vector-quantize-pytorch==1.32.0",
-    "st-moe-pytorch==0.1.8", "torchdiffeq==0.2.5", "mambapy==1.2.0",
+    "st-moe-pytorch==0.1.8", "torchdiffeq==0.2.5", "mambapy==1.2.0", "kornia==0.9.0", "torchsde==0.2.6",
 ]
 
 
@@ -267,6 +267,95 @@ def _torchdiffeq(method):
     return build
 
 
+# --------------------------------------------------------------------------------------------------
+# kornia 0.9.0 (differentiable computer vision) and torchsde 0.2.6 (SDE solvers): added after the
+# detection work on the entries above, so nothing in GraphMend was tuned on them
+
+
+def _kornia_augment():
+    import torch
+    import kornia.augmentation as K
+
+    torch.manual_seed(0)
+    aug = K.AugmentationSequential(K.RandomHorizontalFlip(p=0.5), K.ColorJitter(0.2, 0.2, 0.2, 0.1, p=0.8),
+                                   K.RandomAffine(degrees=15.0, translate=(0.1, 0.1), p=0.5))
+    g = torch.Generator().manual_seed(1)
+    return {"augmentations": "hflip, color jitter, affine"}, _Augment(aug), \
+        {"images": torch.rand(4, 3, 16, 16, generator=g)}
+
+
+class _Augment:
+    """The user's call of the pipeline (AugmentationSequential.forward takes its inputs positionally)."""
+
+    def __init__(self, aug):
+        self.aug = aug
+
+    def __call__(self, images):
+        import torch
+
+        torch.manual_seed(2)  # the same random parameters on every call (eager, compiled, mended)
+        return self.aug(images)
+
+
+class _KorniaOps:
+    """A user's preprocessing function over kornia's functional API."""
+
+    def __call__(self, img):
+        import torch
+        import kornia
+
+        x = kornia.filters.gaussian_blur2d(img, (5, 5), (1.5, 1.5))
+        x = kornia.geometry.transform.rotate(x, torch.full((img.shape[0],), 30.0))
+        hsv = kornia.color.rgb_to_hsv(x)
+        edges = kornia.filters.sobel(x)
+        return x, hsv, edges
+
+
+def _kornia_ops():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"ops": "gaussian_blur2d, rotate, rgb_to_hsv, sobel"}, _KorniaOps(), \
+        {"img": torch.rand(2, 3, 16, 16, generator=g)}
+
+
+class _SDESolve:
+    """Integrate a small neural SDE with torchsde.sdeint (Euler-Maruyama, fixed Brownian seed)."""
+
+    def __init__(self):
+        import torch
+
+        class SDE(torch.nn.Module):
+            noise_type, sde_type = "diagonal", "ito"
+
+            def __init__(self):
+                super().__init__()
+                self.net = torch.nn.Linear(4, 4)
+
+            def f(self, t, y):
+                return torch.tanh(self.net(y))
+
+            def g(self, t, y):
+                return 0.1 * torch.sigmoid(y)
+
+        torch.manual_seed(0)
+        self.sde = SDE()
+
+    def __call__(self, y0, ts):
+        import torchsde
+
+        bm = torchsde.BrownianInterval(t0=ts[0], t1=ts[-1], size=y0.shape, entropy=0)
+        return torchsde.sdeint(self.sde, y0, ts, bm=bm, method="euler", dt=0.1)
+
+
+def _torchsde():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"method": "euler", "dt": 0.1}, _SDESolve(), {"y0": torch.randn(2, 4, generator=g),
+                                                        "ts": torch.linspace(0.0, 0.5, 3)}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -299,4 +388,10 @@ ENTRIES = {e.name: e for e in [
     Entry("torchdiffeq-dopri5", "torchdiffeq", "torchdiffeq==0.2.5",
           "odeint with the adaptive dopri5 solver on a small MLP vector field", _torchdiffeq("dopri5"),
           ["torchdiffeq"], scope="module"),
+    Entry("kornia-augment", "kornia", "kornia==0.9.0",
+          "AugmentationSequential(hflip, color jitter, affine) on a batch, forward", _kornia_augment, ["kornia"]),
+    Entry("kornia-ops", "kornia", "kornia==0.9.0", "gaussian_blur2d, rotate, rgb_to_hsv, sobel in a user function",
+          _kornia_ops, ["kornia"], scope="module"),
+    Entry("torchsde-euler", "torchsde", "torchsde==0.2.6", "sdeint (Euler-Maruyama) on a small neural SDE",
+          _torchsde, ["torchsde"], scope="module"),
 ]}

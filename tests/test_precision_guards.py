@@ -488,3 +488,52 @@ def test_dynamic_shape_op_on_a_tensor_empty_on_some_paths(tmp_path):
     assert graphs(mod.check, x, torch.tensor([0.5])) == 2
     assert graphs(mod.check, x, None, torch.tensor([0.5])) == 2
     assert graphs(mod.always, x) == 2
+
+
+# torchsde's BrownianInterval (brownian_interval.py:470-483): `t0 (float or Tensor)` in the
+# docstring, `tol: Union[float, Tensor]` style annotations. A break that needs such a parameter to
+# be a tensor says so; Dynamo agrees: floats give one graph, tensors break.
+EITHER = """\
+from typing import Union
+
+import torch
+
+
+def interval(x: torch.Tensor, t0, t1, tol: Union[float, torch.Tensor] = 0.0):
+    \"\"\"Args:
+        t0 (float or Tensor): Initial time.
+        t1 (Tensor or float): Terminal time.
+    \"\"\"
+    x = x * 2
+    if t0 > t1:  # order
+        x = x + 1
+    if tol < 0.0:  # tol
+        x = x - 1
+    return x * 3
+
+
+def mixed(x: torch.Tensor, t0: Union[float, torch.Tensor]):
+    x = x * 2
+    if (x.sum() > t0).item():  # with a tensor
+        x = x + 1
+    return x * 3
+
+
+compiled = torch.compile(interval), torch.compile(mixed)
+"""
+
+
+def test_a_break_that_needs_a_number_or_tensor_parameter_to_be_a_tensor(tmp_path):
+    found = {(fd.code, fd.span.start.line): fd for fd in analyze_source(EITHER, "case.py").findings}
+    order = found[("GM201", line_of(EITHER, "# order"))]
+    assert order.condition is not None and order.condition.text == "`t0` or `t1` is a tensor"
+    tol = found[("GM201", line_of(EITHER, "# tol"))]
+    assert tol.condition is not None and tol.condition.text == "`tol` is a tensor"
+    assert all(f.condition is None for (code, line), f in found.items() if line == line_of(EITHER, "# with a tensor"))
+    assert any(line == line_of(EITHER, "# with a tensor") for _, line in found)
+    mod = load_module(EITHER, tmp_path, "either")
+    x = torch.randn(3)
+    assert graphs(mod.interval, x, 0.0, 1.0, 0.1) == 1  # Python numbers: traced
+    assert graphs(mod.interval, x, torch.tensor(0.0), torch.tensor(1.0), 0.1) == 2
+    assert graphs(mod.interval, x, 0.0, 1.0, torch.tensor(0.1)) == 2
+    assert graphs(mod.mixed, x, 0.5) == 2

@@ -300,7 +300,11 @@ def name_condition(conjuncts: list[tuple[ast.expr, bool]], qualify,
 
 
 def _value_text(e: ast.expr, pol: bool) -> str:
-    """`len(self.step_t)` is nonzero, `layer_dropout > 0.`, not `use_x`."""
+    """`len(self.step_t)` is nonzero, `layer_dropout > 0.`, not `use_x`, `t0` is a tensor."""
+    if isinstance(e, ast.BoolOp) and isinstance(e.op, ast.Or) and all(_is_tensor_test(v) for v in e.values) and pol:
+        return " or ".join(f"`{v.args[0].id}`" for v in e.values) + " is a tensor"
+    if _is_tensor_test(e):
+        return f"`{e.args[0].id}` is {'' if pol else 'not '}a tensor"
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1:
         return f"`{ast.unparse(e)}` is {'nonzero' if pol else '0'}"
     if isinstance(e, ast.Compare) and not pol and len(e.ops) == 1:
@@ -308,6 +312,12 @@ def _value_text(e: ast.expr, pol: bool) -> str:
                ast.Is: "is not", ast.IsNot: "is", ast.In: "not in", ast.NotIn: "in"}[type(e.ops[0])]
         return f"`{ast.unparse(e.left)} {neg} {ast.unparse(e.comparators[0])}`"
     return f"`{ast.unparse(e)}`" if pol else f"not `{ast.unparse(e)}`"
+
+
+def _is_tensor_test(e: ast.expr) -> bool:
+    """`isinstance(x, torch.Tensor)`."""
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "isinstance" \
+        and len(e.args) == 2 and isinstance(e.args[0], ast.Name) and ast.unparse(e.args[1]) == "torch.Tensor"
 
 
 def numeric_comparison(e: ast.expr) -> bool:

@@ -106,6 +106,11 @@ def annotation_kind(ann: Optional[ast.expr], name: str = "") -> Optional[Kind]:
 
 
 _DOC_TENSOR = re.compile(r"^\s*\**(\w+)\**\s*\(\s*`?(?:torch\.)?\w*Tensor\b", re.MULTILINE)
+# `t0 (float or Tensor): ...`, `x (Tensor or float)` (torchsde): a tensor or a Python number.
+_DOC_NUMBER_OR_TENSOR = re.compile(
+    r"^\s*\**(\w+)\**\s*\(\s*`?(?:(?:float|int|number|scalar)\s+or\s+`?(?:torch\.)?\w*Tensor"
+    r"|(?:torch\.)?\w*Tensor`?\s+or\s+(?:float|int|number|scalar))\b", re.MULTILINE)
+_NUMBER_WORDS = re.compile(r"\b(?:float|int|Number|Real|Integral|complex)\b")
 # Google style without a type in parentheses: `t0: scalar float64 Tensor giving ...` (torchdiffeq).
 # Only words that describe a tensor may come before "Tensor" ("list of Tensor ..." is no tensor).
 _DOC_TENSOR_PLAIN = re.compile(
@@ -117,6 +122,25 @@ TENSOR_ONLY_METHODS = frozenset({"abs", "unsqueeze", "masked_fill", "type_as", "
                                  "isinf", "isnan", "isfinite"})
 
 
+def number_or_tensor(fn: ast.AST) -> set[str]:
+    """Parameters that may be a tensor or a Python number: `Union[float, torch.Tensor]`,
+    `float | Tensor`, `Optional[Union[Tensor, float]]`, or documented `(float or Tensor)`. They are
+    tensors to the analysis (as a tensor-first annotation always was), and a break that needs one
+    of them to be a tensor says so ("breaks only when `t0` is a tensor")."""
+    out: set[str] = set()
+    args = fn.args
+    for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+        if a.annotation is not None:
+            text = ast.unparse(a.annotation)
+            if "Tensor" in text and _NUMBER_WORDS.search(text):
+                out.add(a.arg)
+    body = fn.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        out.update(_DOC_NUMBER_OR_TENSOR.findall(body[0].value.value))
+    return out
+
+
 def _docstring_tensors(fn: ast.AST) -> set[str]:
     """Parameters documented as tensors: `name (`torch.LongTensor` of shape ...)` (Hugging Face
     and Google-style docstrings)."""
@@ -125,7 +149,7 @@ def _docstring_tensors(fn: ast.AST) -> set[str]:
             or not isinstance(body[0].value.value, str):
         return set()
     doc = body[0].value.value
-    return set(_DOC_TENSOR.findall(doc)) | set(_DOC_TENSOR_PLAIN.findall(doc))
+    return set(_DOC_TENSOR.findall(doc)) | set(_DOC_TENSOR_PLAIN.findall(doc)) | set(_DOC_NUMBER_OR_TENSOR.findall(doc))
 
 
 class Env:
@@ -138,11 +162,15 @@ class Env:
         self.kinds: dict[str, Kind] = {}
         self.locals: set[str] = set()
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
+        self.number_or_tensor: set[str] = set()  # parameters still bound to a tensor-or-number argument
         args = fi.node.args
         evidence = fi.evidence | _docstring_tensors(fi.node)
+        either = number_or_tensor(fi.node)
         all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         for a in all_args:
             k = annotation_kind(a.annotation, a.arg)
+            if a.arg in either and not a.arg.startswith(FLAG_PREFIXES):
+                k = Kind.TENSOR
             if k is None:
                 k = Kind.TENSOR if a.arg in evidence else Kind.UNKNOWN
             self.kinds[a.arg] = k
@@ -151,6 +179,7 @@ class Env:
             if a is not None:
                 self.kinds[a.arg] = Kind.UNKNOWN
                 self.locals.add(a.arg)
+        self.number_or_tensor = {a for a in either if self.kinds.get(a) is Kind.TENSOR}
         if all_args and all_args[0].arg in ("self", "cls"):  # a module (also in closures)
             self.kinds[all_args[0].arg] = Kind.STATIC
 
@@ -158,6 +187,7 @@ class Env:
     def bind(self, target: ast.expr, kind: Kind, value: Optional[ast.expr] = None) -> None:
         if isinstance(target, ast.Name):
             self.locals.add(target.id)
+            self.number_or_tensor.discard(target.id)
             if kind is Kind.UNKNOWN and target.id in self.fi.evidence:
                 kind = Kind.TENSOR  # used like a tensor elsewhere in the function (x.view(...))
             self.kinds[target.id] = kind

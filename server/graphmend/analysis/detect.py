@@ -125,8 +125,34 @@ class FunctionWalker:
         values = kw.pop("values", None) or []
         values = values + [(e, pol) for e, pol in short
                            if numeric_comparison(e) and self.env.kind(e) < Kind.DATA]
+        either = self.tensor_or_number(kw.get("test") if kw.get("test") is not None else node)
+        if either is not None:
+            values.append((either, True))
         cond = name_condition(conjuncts, self.env.qualify, values) if conjuncts or values else None
         self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), condition=cond, **kw))
+
+    def tensor_or_number(self, e: ast.AST) -> Optional[ast.expr]:
+        """When every tensor name `e` reads is a parameter that may also be a Python number
+        (`t0: Union[float, Tensor]`, documented `(float or Tensor)`), the break needs one of them
+        to be a tensor: `isinstance(t0, torch.Tensor) or ...`, as one expression; else None."""
+        either = self.env.number_or_tensor
+        if not either or isinstance(e, (ast.If, ast.While)):
+            return None
+        names = []
+        for n in fast_walk(e):
+            if isinstance(n, ast.Name) and self.env.kind(n) is Kind.TENSOR:
+                if n.id not in either:
+                    return None
+                if n.id not in names:
+                    names.append(n.id)
+            elif isinstance(n, ast.Attribute) and self.env.kind(n) is Kind.TENSOR \
+                    and isinstance(n.value, ast.Name) and n.value.id == "self":
+                return None  # a tensor held by the module
+        if not names:
+            return None
+        tests = [ast.Call(ast.Name("isinstance"), [ast.Name(x), ast.Attribute(ast.Name("torch"), "Tensor")], [])
+                 for x in names]
+        return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
 
     # --- statements --------------------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> None:
@@ -296,6 +322,10 @@ class FunctionWalker:
         self.path.append((s.test, True))
         none_body, none_else = _none_tests(s.test)
         self.assume_none(none_body)
+        for name in _isinstance_numbers(s.test, self.symbols):
+            # `if isinstance(mean, (int, float)):` a Python number in the body (kornia's gaussian:
+            # `float(mean)` there is no read of a tensor; Dynamo does not trace the body for one)
+            self.env.kinds[name] = Kind.STATIC
         self.block(s.body)
         self.path[-1] = (s.test, False)
         after_body, tu_body = self.env.kinds, self.tensor_under
