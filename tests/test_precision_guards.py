@@ -537,3 +537,53 @@ def test_a_break_that_needs_a_number_or_tensor_parameter_to_be_a_tensor(tmp_path
     assert graphs(mod.interval, x, torch.tensor(0.0), torch.tensor(1.0), 0.1) == 2
     assert graphs(mod.interval, x, 0.0, 1.0, torch.tensor(0.1)) == 2
     assert graphs(mod.mixed, x, 0.5) == 2
+
+
+# kornia's colour jitter (color_jiggle.py:95): `params: Dict[str, torch.Tensor]`, then
+# `params["order"].tolist()` reads a tensor (GB0033, measured). A mapping's item is a tensor only
+# where a method is called on it: XLM annotates `cache: Optional[Dict[str, torch.Tensor]]` and
+# keeps an int under "slen". Items of `List[Tensor]` are tensors when iterated or indexed.
+CONTAINERS = """\
+from typing import Dict, List, Optional
+
+import torch
+
+
+def order_of(x: torch.Tensor, params: Dict[str, torch.Tensor]):
+    x = x * 2
+    order = params["order"].tolist()  # tolist
+    for i in order:
+        x = x * (i + 1)
+    return x
+
+
+def xlm(x: torch.Tensor, cache: Optional[Dict[str, torch.Tensor]] = None):
+    slen = x.shape[1]
+    if cache is not None:
+        _slen = slen - cache["slen"]
+        x = x[:, -_slen:]  # slen
+    return x * 2
+
+
+def each(x: torch.Tensor, ts: List[torch.Tensor]):
+    for t in ts:
+        if t.sum() > 0:  # items
+            x = x + t
+    return x * 2
+
+
+compiled = torch.compile(order_of), torch.compile(xlm), torch.compile(each)
+"""
+
+
+def test_items_of_parameters_annotated_as_containers_of_tensors(tmp_path):
+    found = codes(CONTAINERS)
+    assert ("GM401", line_of(CONTAINERS, "# tolist")) in found
+    assert ("GM201", line_of(CONTAINERS, "# items")) in found
+    assert all(line != line_of(CONTAINERS, "# slen") for _, line in found)
+    mod = load_module(CONTAINERS, tmp_path, "containers")
+    x = torch.randn(2, 4)
+    assert graphs(mod.order_of, x, {"order": torch.tensor([2, 0, 1])}) > 1
+    assert graphs(mod.xlm, x, {"slen": 1}) == 1
+    # a break inside the loop: Dynamo skips the frame (no graph at all), anything but one graph
+    assert graphs(mod.each, x, [torch.ones(4), -torch.ones(4)]) != 1

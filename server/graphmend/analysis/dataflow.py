@@ -122,6 +122,33 @@ TENSOR_ONLY_METHODS = frozenset({"abs", "unsqueeze", "masked_fill", "type_as", "
                                  "isinf", "isnan", "isfinite"})
 
 
+_MAPPINGS = frozenset({"Dict", "dict", "Mapping", "MutableMapping", "OrderedDict"})
+_SEQUENCES = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable", "MutableSequence"})
+
+
+def _is_tensor_type(e: ast.expr) -> bool:
+    text = ast.unparse(e).strip("\"'")
+    return text.rsplit(".", 1)[-1] in TENSOR_ANNOTATIONS or text.endswith("Tensor")
+
+
+def container_of_tensors(ann: Optional[ast.expr]) -> Optional[str]:
+    """"mapping" for `Dict[str, Tensor]` (its values are tensors), "sequence" for `List[Tensor]`,
+    `Tuple[Tensor, ...]`, `tuple[Tensor, Tensor]` (its items are); else None. Optional[...] is seen
+    through."""
+    while isinstance(ann, ast.Subscript) and ast.unparse(ann.value).rsplit(".", 1)[-1] == "Optional":
+        ann = ann.slice
+    if not isinstance(ann, ast.Subscript):
+        return None
+    head = ast.unparse(ann.value).rsplit(".", 1)[-1]
+    args = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+    if head in _MAPPINGS and len(args) == 2 and _is_tensor_type(args[1]):
+        return "mapping"
+    if head in _SEQUENCES and args and all(_is_tensor_type(a) or (isinstance(a, ast.Constant) and a.value is ...)
+                                           for a in args) and _is_tensor_type(args[0]):
+        return "sequence"
+    return None
+
+
 def number_or_tensor(fn: ast.AST) -> set[str]:
     """Parameters that may be a tensor or a Python number: `Union[float, torch.Tensor]`,
     `float | Tensor`, `Optional[Union[Tensor, float]]`, or documented `(float or Tensor)`. They are
@@ -163,12 +190,18 @@ class Env:
         self.locals: set[str] = set()
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
         self.number_or_tensor: set[str] = set()  # parameters still bound to a tensor-or-number argument
+        # parameters annotated as containers of tensors, still bound to the argument: name ->
+        # "mapping" (`params: Dict[str, Tensor]`: params["order"] is a tensor) or "sequence"
+        self.containers: dict[str, str] = {}
         args = fi.node.args
         evidence = fi.evidence | _docstring_tensors(fi.node)
         either = number_or_tensor(fi.node)
         all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         for a in all_args:
             k = annotation_kind(a.annotation, a.arg)
+            box = container_of_tensors(a.annotation)
+            if box is not None:
+                self.containers[a.arg] = box
             if a.arg in either and not a.arg.startswith(FLAG_PREFIXES):
                 k = Kind.TENSOR
             if k is None:
@@ -188,6 +221,7 @@ class Env:
         if isinstance(target, ast.Name):
             self.locals.add(target.id)
             self.number_or_tensor.discard(target.id)
+            self.containers.pop(target.id, None)
             if kind is Kind.UNKNOWN and target.id in self.fi.evidence:
                 kind = Kind.TENSOR  # used like a tensor elsewhere in the function (x.view(...))
             self.kinds[target.id] = kind
@@ -210,6 +244,23 @@ class Env:
                 self.self_kinds[target.attr] = kind
             else:
                 self.self_kinds.pop(target.attr, None)
+
+    def container_item(self, e: ast.expr) -> Optional[str]:
+        """`p[k]` of a parameter annotated as a container of tensors: "sequence" or "mapping".
+        A mapping's item counts as a tensor only where a method is called on it (`params["order"]
+        .tolist()`): a `Dict[str, Tensor]` annotation is not always true of every key (XLM's
+        `cache["slen"]` is an int)."""
+        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and e.value.id in self.containers \
+                and not isinstance(e.slice, (ast.Slice, ast.Tuple)):
+            return self.containers[e.value.id]
+        return None
+
+    def iter_kind(self, e: ast.expr) -> Kind:
+        """The kind of what iterating `e` gives when that differs from `e`'s own: the items of a
+        parameter annotated `List[Tensor]` / `Tuple[Tensor, ...]`."""
+        if isinstance(e, ast.Name) and self.containers.get(e.id) == "sequence":
+            return Kind.TENSOR
+        return self.kind(e)
 
     def merge(self, other: dict[str, Kind]) -> None:
         for k, v in other.items():
@@ -283,6 +334,8 @@ class Env:
                 return Kind.TENSOR if e.attr in TENSOR_ATTRS else Kind.UNKNOWN
             return base if base is Kind.STATIC else Kind.UNKNOWN
         if isinstance(e, ast.Subscript):
+            if self.container_item(e) == "sequence":
+                return Kind.TENSOR  # an item of a parameter annotated List[Tensor] / Tuple[Tensor, ...]
             base = self.kind(e.value)
             if base is Kind.STATIC and self.kind(e.slice) is Kind.TENSOR:
                 return Kind.UNKNOWN
@@ -352,7 +405,7 @@ class Env:
         if isinstance(func, ast.Attribute):
             if self.is_submodule_call(func):
                 return Kind.TENSOR
-            base = self.kind(func.value)
+            base = Kind.TENSOR if self.container_item(func.value) else self.kind(func.value)
             if base is Kind.TENSOR:
                 if func.attr in STATIC_METHODS:
                     return Kind.STATIC

@@ -201,13 +201,13 @@ class FunctionWalker:
             self.if_stmt(s)
         elif isinstance(s, (ast.For, ast.AsyncFor)):
             self.exprs(s.iter)
-            it = env.kind(s.iter)
+            it = env.iter_kind(s.iter)
             target = s.target
             if (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
                     and s.iter.func.id == "enumerate" and s.iter.args and isinstance(target, ast.Tuple)
                     and len(target.elts) == 2):
                 env.bind(target.elts[0], Kind.STATIC)  # the index; rows of a tensor are tensors
-                it, target = env.kind(s.iter.args[0]), target.elts[1]
+                it, target = env.iter_kind(s.iter.args[0]), target.elts[1]
             env.bind(target, Kind.TENSOR if it is Kind.TENSOR else
                      (Kind.STATIC if it is Kind.STATIC else Kind.UNKNOWN))
             for _ in range(2):  # loop-carried kinds: a second pass settles most
@@ -558,7 +558,7 @@ class FunctionWalker:
         if id(c) in self._extracted:
             return  # the GM201 of the branch whose condition this read is stands for it
         if isinstance(func, ast.Attribute):
-            base = env.kind(func.value)
+            base = Kind.TENSOR if env.container_item(func.value) else env.kind(func.value)
             if base is Kind.TENSOR and func.attr in ("item", "tolist", "numpy") \
                     and not env.is_submodule_call(func):
                 self.add("GM401", c, detail=f"`.{func.attr}()`")
