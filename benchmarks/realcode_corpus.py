@@ -17,6 +17,7 @@ from typing import Callable
 REQUIREMENTS = [
     "torch==2.13.0", "diffusers==0.42.1", "x-transformers==2.31.10", "vector-quantize-pytorch==1.32.0",
     "st-moe-pytorch==0.1.8", "torchdiffeq==0.2.5", "mambapy==1.2.0", "kornia==0.9.0", "torchsde==0.2.6",
+    "reformer-pytorch==1.4.4", "gpytorch==1.15.2",
 ]
 
 
@@ -356,6 +357,65 @@ def _torchsde():
                                                         "ts": torch.linspace(0.0, 0.5, 3)}
 
 
+# --------------------------------------------------------------------------------------------------
+# reformer-pytorch 1.4.4 (LSH attention) and gpytorch 1.15.2 (Gaussian processes): added with kornia
+# and torchsde, measured before anything was changed for them
+
+
+def _reformer():
+    import torch
+    from reformer_pytorch import ReformerLM
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, depth=2, max_seq_len=64, heads=2, bucket_size=8, n_hashes=2, causal=True,
+               lsh_dropout=0.0, ff_dropout=0.0, post_attn_dropout=0.0, layer_dropout=0.0)
+    model = ReformerLM(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"x": torch.randint(0, 64, (1, 32), generator=g)}
+
+
+class _GP:
+    """An exact GP regression model (RBF kernel) fitted to nothing: the user's predict step and
+    the training loss, as in GPyTorch's tutorial."""
+
+    def __init__(self, train: bool):
+        import torch
+        import gpytorch
+
+        class Model(gpytorch.models.ExactGP):
+            def __init__(self, x, y, likelihood):
+                super().__init__(x, y, likelihood)
+                self.mean_module = gpytorch.means.ConstantMean()
+                self.covar_module = gpytorch.kernels.ScaleKernel(gpytorch.kernels.RBFKernel())
+
+            def forward(self, x):
+                return gpytorch.distributions.MultivariateNormal(self.mean_module(x), self.covar_module(x))
+
+        torch.manual_seed(0)
+        self.train_x = torch.linspace(0, 1, 12)
+        self.train_y = torch.sin(self.train_x * 6.0)
+        self.likelihood = gpytorch.likelihoods.GaussianLikelihood()
+        self.model = Model(self.train_x, self.train_y, self.likelihood)
+        self.mll = gpytorch.mlls.ExactMarginalLogLikelihood(self.likelihood, self.model)
+        self.training = train
+        (self.model.train() if train else self.model.eval())
+        (self.likelihood.train() if train else self.likelihood.eval())
+
+    def __call__(self, x):
+        if self.training:
+            return self.mll(self.model(self.train_x), self.train_y)
+        pred = self.likelihood(self.model(x))
+        return pred.mean, pred.variance
+
+
+def _gpytorch(train: bool):
+    def build():
+        import torch
+
+        return {"kernel": "ScaleKernel(RBF)", "n_train": 12}, _GP(train), {"x": torch.linspace(0.05, 0.95, 5)}
+    return build
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -395,4 +455,10 @@ ENTRIES = {e.name: e for e in [
           _kornia_ops, ["kornia"], scope="module"),
     Entry("torchsde-euler", "torchsde", "torchsde==0.2.6", "sdeint (Euler-Maruyama) on a small neural SDE",
           _torchsde, ["torchsde"], scope="module"),
+    Entry("reformer-lm", "reformer_pytorch", "reformer-pytorch==1.4.4", "ReformerLM (LSH attention), eval forward",
+          _reformer, ["reformer_pytorch"]),
+    Entry("gpytorch-predict", "gpytorch", "gpytorch==1.15.2", "ExactGP (RBF) posterior mean and variance",
+          _gpytorch(False), ["gpytorch"], scope="module"),
+    Entry("gpytorch-mll", "gpytorch", "gpytorch==1.15.2", "ExactGP marginal log likelihood (training mode)",
+          _gpytorch(True), ["gpytorch"], training=True, scope="module"),
 ]}

@@ -529,7 +529,9 @@ RECALL = {
     "self.logger": ("self.logger.info('w')\n", [("GM102", 1)]),
     "local-getLogger": ("log = logging.getLogger('x')\nlog.info('w')\n", [("GM102", 2)]),
     "warnings.warn": ("warnings.warn('w')\n", [("GM103", 1)]),
-    "torch.equal": ("if torch.equal(x, position_ids):\n    x = x + 1\n", [("GM201", 1)]),
+    # the break is at the call (a Python bool read from tensors, GB0033), branched on or not
+    "torch.equal": ("if torch.equal(x, position_ids):\n    x = x + 1\n", [("GM401", 1)]),
+    "torch.equal-assigned": ("same = torch.equal(x, position_ids)\n", [("GM401", 1)]),
     "while": ("while x.sum() > 0:\n    x = x - 1\n", [("GM201", 1)]),
     "ifexp": ("y = 1 if x.any() else 2\n", [("GM201", 1)]),
     "elif": ("if limit > 8:\n    x = x + 1\nelif x.max() > 1:\n    x = x - 1\n", [("GM201", 3)]),

@@ -587,3 +587,68 @@ def test_items_of_parameters_annotated_as_containers_of_tensors(tmp_path):
     assert graphs(mod.xlm, x, {"slen": 1}) == 1
     # a break inside the loop: Dynamo skips the frame (no graph at all), anything but one graph
     assert graphs(mod.each, x, [torch.ones(4), -torch.ones(4)]) != 1
+
+
+# gpytorch (the realcode corpus' first run): kernel.py:340 `x1_eq_x2 = torch.equal(x1, x2)` breaks
+# at the call although no branch reads it; memoize.py's `pickle.dumps(kwargs)` breaks (a skipped
+# function); exact_gp.py:388 compares torch.broadcast_shapes(...), a torch.Size, with shapes;
+# settings.py:44 `if torch.is_tensor(dtype): dtype = dtype.dtype` leaves a dtype, not a tensor.
+GPYTORCH = """\
+import pickle
+
+import torch
+
+
+def equal(x: torch.Tensor, y: torch.Tensor):
+    x = x * 2
+    same = torch.equal(x, y)  # equal
+    return x * 3, same
+
+
+def memo(x: torch.Tensor, kwargs):
+    x = x * 2
+    key = pickle.dumps(kwargs)  # pickle
+    return x * 3, key
+
+
+def shapes(x: torch.Tensor, y: torch.Tensor):
+    batch_shape = x.shape[:-1]
+    if batch_shape != y.shape[:-1]:
+        batch_shape = torch.broadcast_shapes(batch_shape, y.shape[:-1])
+    if batch_shape != y.shape[:-1]:  # shapes
+        y = y.expand(*batch_shape, y.shape[-1])
+    return x + y
+
+
+def value(x: torch.Tensor, dtype):
+    if torch.is_tensor(dtype):
+        dtype = dtype.dtype
+    if dtype == torch.float:  # dtype
+        return x * 2
+    return x * 3
+
+
+compiled = torch.compile(equal), torch.compile(memo), torch.compile(shapes), torch.compile(value)
+"""
+
+
+def test_gpytorch_false_alarms_and_misses(tmp_path):
+    found = codes(GPYTORCH)
+    assert ("GM401", line_of(GPYTORCH, "# equal")) in found
+    assert ("GM403", line_of(GPYTORCH, "# pickle")) in found
+    assert all(line not in (line_of(GPYTORCH, "# shapes"), line_of(GPYTORCH, "# dtype")) for _, line in found)
+    mod = load_module(GPYTORCH, tmp_path, "gpy")
+    x = torch.randn(2, 3)
+    counter = Counter()
+    torch._dynamo.reset()
+    try:
+        torch.compile(mod.equal, backend=counter)(x, x.clone())
+        assert len(counter.graphs) == 2
+        counter.graphs.clear()
+        torch._dynamo.reset()
+        torch.compile(mod.memo, backend=counter)(x, {"a": 1})
+        assert len(counter.graphs) == 2
+    finally:
+        torch._dynamo.reset()
+    assert graphs(mod.shapes, x, torch.randn(1, 3)) == 1
+    assert graphs(mod.value, x, torch.randn(2)) == 1 and graphs(mod.value, x, torch.float) == 1

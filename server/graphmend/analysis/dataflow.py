@@ -64,6 +64,7 @@ TORCH_STATIC_FUNCS = frozenset({
     "dtype", "get_default_dtype", "is_grad_enabled", "is_inference_mode_enabled",
     "is_autocast_enabled", "get_autocast_gpu_dtype", "get_autocast_dtype", "no_grad",
     "enable_grad", "inference_mode", "autocast", "promote_types", "result_type", "can_cast",
+    "broadcast_shapes", "get_default_device", "are_deterministic_algorithms_enabled",
     "is_nonzero", "numel", "typename", "get_device", "is_same_size",
 })
 # torch functions returning a Python bool computed from tensor data (GB0033).
@@ -379,7 +380,7 @@ class Env:
                 return Kind.STATIC
             if tf is not None:
                 if tf in TORCH_DATA_BOOL:
-                    return Kind.TENSOR
+                    return Kind.DATA  # a Python bool read from tensor values (Dynamo breaks at the call)
                 if tf in TORCH_STATIC_FUNCS:
                     return Kind.STATIC
                 return Kind.TENSOR

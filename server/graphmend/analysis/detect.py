@@ -25,11 +25,13 @@ UNTRACEABLE = {
     "time.time": "time.time()", "time.perf_counter": "time.perf_counter()",
     "time.monotonic": "time.monotonic()", "time.sleep": "time.sleep()",
     "pdb.set_trace": "pdb.set_trace()", "breakpoint": "breakpoint()", "input": "input()",
-    "open": "open()", "copy.deepcopy": "copy.deepcopy()", "os.system": "os.system()",
+    "open": "open()", "copy.deepcopy": "copy.deepcopy()",
+    "pickle.dumps": "pickle.dumps()", "pickle.loads": "pickle.loads()", "os.system": "os.system()",
     "subprocess.run": "subprocess.run()", "sys.stdout.write": "sys.stdout.write()",
     "sys.stderr.write": "sys.stderr.write()", "torch.save": "torch.save()",
     "torch.load": "torch.load()", "numpy.random.rand": "numpy.random", "random.random": "random.random()",
 }
+DATA_BOOL_FUNCS = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
 DYNAMIC_SHAPE_FUNCS = frozenset({"nonzero", "unique", "unique_consecutive", "masked_select",
                                  "argwhere", "bincount", "repeat_interleave"})
 # torch factories and the parameters Dynamo must know as Python numbers while tracing (sizes,
@@ -322,6 +324,12 @@ class FunctionWalker:
         self.path.append((s.test, True))
         none_body, none_else = _none_tests(s.test)
         self.assume_none(none_body)
+        is_tensor, not_tensor = _tensor_tests(s.test, self.symbols)
+        for name in is_tensor:
+            self.env.kinds[name] = Kind.TENSOR  # `if torch.is_tensor(x):` / `isinstance(x, Tensor)`
+        for name in not_tensor:
+            if self.env.kinds.get(name) is Kind.TENSOR:
+                self.env.kinds[name] = Kind.UNKNOWN
         for name in _isinstance_numbers(s.test, self.symbols):
             # `if isinstance(mean, (int, float)):` a Python number in the body (kornia's gaussian:
             # `float(mean)` there is no read of a tensor; Dynamo does not trace the body for one)
@@ -332,6 +340,11 @@ class FunctionWalker:
         empty_body, ne_body = self.empty, self.nonempty_under
         self.env.kinds, self.tensor_under = dict(before), dict(tu_before)
         self.empty, self.nonempty_under = set(empty_before), dict(ne_before)
+        for name in is_tensor:  # the else side: not a tensor (gpytorch's dtype-or-tensor argument)
+            if self.env.kinds.get(name) is Kind.TENSOR:
+                self.env.kinds[name] = Kind.UNKNOWN
+        for name in not_tensor:
+            self.env.kinds[name] = Kind.TENSOR
         self.assume_none(none_else)
         self.block(s.orelse)
         self.path.pop()
@@ -569,6 +582,13 @@ class FunctionWalker:
                     self.add("GM402", c, detail=f"`.{func.attr}()`",
                              values=[(data, True)] if data is not None else None)
                 return
+        if q in DATA_BOOL_FUNCS or (isinstance(func, ast.Attribute) and func.attr in ("equal", "allclose")
+                                    and env.kind(func.value) is Kind.TENSOR and c.args):
+            # a Python bool computed from tensor values: Dynamo breaks at the call itself, whether or
+            # not a branch reads it ("Data dependent operator", measured, torch 2.13)
+            name = q if q in DATA_BOOL_FUNCS else f".{func.attr}"
+            self.add("GM401", c, detail=f"`{name}()`", gb_id="GB0033")
+            return
         if q in ("int", "float", "bool") and len(c.args) == 1 and env.kind(c.args[0]) is Kind.TENSOR:
             self.add("GM401", c, detail=f"`{q}()` of a tensor")
             return
@@ -745,6 +765,23 @@ def _none_tests(test: ast.expr) -> tuple[list[tuple[str, bool]], list[tuple[str,
         return [t], [(t[0], not t[1])]
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [x for x in map(one, test.values) if x is not None], []
+    return [], []
+
+
+def _tensor_tests(test: ast.expr, symbols: Symbols) -> tuple[list[str], list[str]]:
+    """(names `test` proves tensors when true, names it proves tensors when false):
+    `torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`, their `not`."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        yes, no = _tensor_tests(test.operand, symbols)
+        return no, yes
+    if not (isinstance(test, ast.Call) and test.args and isinstance(test.args[0], ast.Name)):
+        return [], []
+    q = symbols.qualify(test.func) or ""
+    if q == "torch.is_tensor" and len(test.args) == 1:
+        return [test.args[0].id], []
+    if isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2 \
+            and (symbols.qualify(test.args[1]) or "") == "torch.Tensor":
+        return [test.args[0].id], []
     return [], []
 
 
