@@ -17,7 +17,7 @@ from typing import Callable
 REQUIREMENTS = [
     "torch==2.13.0", "diffusers==0.42.1", "x-transformers==2.31.10", "vector-quantize-pytorch==1.32.0",
     "st-moe-pytorch==0.1.8", "torchdiffeq==0.2.5", "mambapy==1.2.0", "kornia==0.9.0", "torchsde==0.2.6",
-    "reformer-pytorch==1.4.4", "gpytorch==1.15.2",
+    "reformer-pytorch==1.4.4", "gpytorch==1.15.2", "zuko==1.6.0", "e3nn==0.6.0",
 ]
 
 
@@ -416,6 +416,45 @@ def _gpytorch(train: bool):
     return build
 
 
+# --------------------------------------------------------------------------------------------------
+# zuko 1.6.0 (normalizing flows) and e3nn 0.6.0 (E(3)-equivariant networks): a third round of code
+# nobody tuned on, measured before anything was changed for them
+
+
+class _Flow:
+    """A conditional neural spline flow: the user's log-likelihood of samples given a context."""
+
+    def __init__(self):
+        import torch
+        import zuko
+
+        torch.manual_seed(0)
+        self.flow = zuko.flows.NSF(features=3, context=2, transforms=2, hidden_features=[16, 16])
+
+    def __call__(self, x, c):
+        return self.flow(c).log_prob(x)
+
+
+def _zuko():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"flow": "NSF", "features": 3, "context": 2, "transforms": 2}, _Flow(), \
+        {"x": torch.randn(4, 3, generator=g), "c": torch.randn(4, 2, generator=g)}
+
+
+def _e3nn():
+    import torch
+    from e3nn import o3
+
+    torch.manual_seed(0)
+    irreps_in1, irreps_in2, irreps_out = o3.Irreps("2x0e + 1x1o"), o3.Irreps("1x0e + 1x1o"), o3.Irreps("2x0e + 1x1o")
+    tp = o3.FullyConnectedTensorProduct(irreps_in1, irreps_in2, irreps_out)
+    g = torch.Generator().manual_seed(1)
+    return {"irreps": "2x0e+1x1o (x) 1x0e+1x1o -> 2x0e+1x1o"}, tp, \
+        {"x": torch.randn(4, irreps_in1.dim, generator=g), "y": torch.randn(4, irreps_in2.dim, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -461,4 +500,7 @@ ENTRIES = {e.name: e for e in [
           _gpytorch(False), ["gpytorch"], scope="module"),
     Entry("gpytorch-mll", "gpytorch", "gpytorch==1.15.2", "ExactGP marginal log likelihood (training mode)",
           _gpytorch(True), ["gpytorch"], training=True, scope="module"),
+    Entry("zuko-nsf", "zuko", "zuko==1.6.0", "NSF (conditional spline flow): log_prob in a user function", _zuko,
+          ["zuko"], scope="module"),
+    Entry("e3nn-tp", "e3nn", "e3nn==0.6.0", "FullyConnectedTensorProduct, forward", _e3nn, ["e3nn"]),
 ]}
