@@ -18,6 +18,7 @@ REQUIREMENTS = [
     "torch==2.13.0", "diffusers==0.42.1", "x-transformers==2.31.10", "vector-quantize-pytorch==1.32.0",
     "st-moe-pytorch==0.1.8", "torchdiffeq==0.2.5", "mambapy==1.2.0", "kornia==0.9.0", "torchsde==0.2.6",
     "reformer-pytorch==1.4.4", "gpytorch==1.15.2", "zuko==1.6.0", "e3nn==0.6.0",
+    "torch-optimizer==0.3.0", "mixture-of-experts==0.2.3",
 ]
 
 
@@ -455,6 +456,53 @@ def _e3nn():
         {"x": torch.randn(4, irreps_in1.dim, generator=g), "y": torch.randn(4, irreps_in2.dim, generator=g)}
 
 
+# --------------------------------------------------------------------------------------------------
+# torch-optimizer 0.3.0 (optimizers) and mixture-of-experts 0.2.3 (lucidrains' top-2 gated MoE):
+# a fourth round of code nobody tuned on, measured before anything was changed for them
+
+
+class _OptStep:
+    """`optimizer.step()` compiled on its own, as PyTorch's recipe for compiling optimizers does:
+    the gradients are set before each call, the step updates the parameters in place."""
+
+    def __init__(self, name: str):
+        import torch
+        import torch_optimizer
+
+        torch.manual_seed(0)
+        self.params = [torch.nn.Parameter(torch.randn(8, 4)), torch.nn.Parameter(torch.randn(4))]
+        self.opt = getattr(torch_optimizer, name)(self.params, lr=1e-2)
+        self.calls = 0
+
+    def __call__(self, g):
+        import torch
+
+        for p in self.params:
+            p.grad = (g.sum() + 1.0) * torch.ones_like(p)
+        self.opt.step()
+        return [p.detach().clone() for p in self.params]
+
+
+def _optimizer(name: str):
+    def build():
+        import torch
+
+        g = torch.Generator().manual_seed(1)
+        return {"optimizer": name, "lr": 1e-2}, _OptStep(name), {"g": torch.randn(3, generator=g)}
+    return build
+
+
+def _moe():
+    import torch
+    from mixture_of_experts import MoE
+
+    torch.manual_seed(0)
+    cfg = dict(dim=16, num_experts=4, hidden_dim=32)
+    model = MoE(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"inputs": torch.randn(2, 8, 16, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -503,4 +551,10 @@ ENTRIES = {e.name: e for e in [
     Entry("zuko-nsf", "zuko", "zuko==1.6.0", "NSF (conditional spline flow): log_prob in a user function", _zuko,
           ["zuko"], scope="module"),
     Entry("e3nn-tp", "e3nn", "e3nn==0.6.0", "FullyConnectedTensorProduct, forward", _e3nn, ["e3nn"]),
+    Entry("optim-lamb", "torch_optimizer", "torch-optimizer==0.3.0", "Lamb.step() on two parameters",
+          _optimizer("Lamb"), ["torch_optimizer"], scope="module"),
+    Entry("optim-adabelief", "torch_optimizer", "torch-optimizer==0.3.0", "AdaBelief.step() on two parameters",
+          _optimizer("AdaBelief"), ["torch_optimizer"], scope="module"),
+    Entry("lucidrains-moe", "mixture_of_experts", "mixture-of-experts==0.2.3",
+          "MoE (top-2 gating with capacity), eval forward", _moe, ["mixture_of_experts"]),
 ]}
