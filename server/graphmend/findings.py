@@ -171,5 +171,8 @@ CATALOGUE: dict[str, Rule] = {
         Rule("GM605", "grouped-dispatch", Category.ROUTING, "route",
              "Expert sizes read into Python (`.tolist()`) to cut tokens sorted by expert into one "
              "block per expert (`x.split(sizes)`) break the graph in every layer.", "GB0033"),
+        Rule("GM606", "truncated-one-hot", Category.DYNAMIC_SHAPE, "onehot",
+             "`one_hot(i, C)[..., :n]` with C read from a tensor (`max(i.max() + 1, n)`) breaks the "
+             "graph; a comparison with `arange(n)` has the same values and a fixed shape.", "GB0033"),
     ]
 }

@@ -114,7 +114,9 @@ class FunctionWalker:
         self.block(self.fi.node.body)
         from graphmend.rules.route import claim_sites  # [Route]: expert-dispatch loops (GM601)
         from graphmend.rules.masked import claim_sites as claim_masked  # GM602-GM604
+        from graphmend.rules.one_hot import claim_sites as claim_one_hot  # GM606
         self.sites = claim_masked(claim_sites(self.sites, self.fi, self.symbols), self.fi, self.symbols)
+        self.sites = claim_one_hot(self.sites, self.fi, self.symbols)
         return self.sites
 
     def add(self, code: str, node: ast.AST, **kw) -> None:
