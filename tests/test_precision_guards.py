@@ -33,6 +33,11 @@ def codes(text: str) -> list[tuple[str, int]]:
     return [(fd.code, fd.span.start.line) for fd in analyze_source(text, "case.py").findings]
 
 
+def by_site(text: str) -> dict:
+    """(code, line) -> finding."""
+    return {(fd.code, fd.span.start.line): fd for fd in analyze_source(text, "case.py").findings}
+
+
 # Whisper's decoder (modeling_whisper.py:1111-1119): the past length is a tensor only when
 # cache_position is given, and the arange sized by it runs only when cache_position is None.
 PAST_LENGTH = """\
@@ -200,7 +205,7 @@ compiled = torch.compile(plain)
 
 
 def test_short_circuited_call_is_conditional_on_training(tmp_path):
-    found = {(fd.code, fd.span.start.line): fd for fd in analyze_source(LAYERDROP, "case.py").findings}
+    found = by_site(LAYERDROP)
     drop = found[("GM403", line_of(LAYERDROP, "# drop"))]
     assert drop.condition is not None and drop.condition.training is True
     assert "training" in drop.condition.text
@@ -396,7 +401,7 @@ compiled = torch.compile(step), torch.compile(always)
 
 
 def test_branch_on_a_name_that_is_a_tensor_on_one_path_only(tmp_path):
-    found = {(fd.code, fd.span.start.line): fd for fd in analyze_source(GRID, "case.py").findings}
+    found = by_site(GRID)
     grid = found[("GM201", line_of(GRID, "# grid"))]
     assert grid.condition is not None and "value" in grid.condition.kinds
     assert grid.condition.text == "`len(step_t)` is nonzero"
@@ -478,7 +483,7 @@ compiled = torch.compile(check), torch.compile(always)
 
 
 def test_dynamic_shape_op_on_a_tensor_empty_on_some_paths(tmp_path):
-    found = {(fd.code, fd.span.start.line): fd for fd in analyze_source(EMPTY, "case.py").findings}
+    found = by_site(EMPTY)
     grids = found[("GM402", line_of(EMPTY, "# grids"))]
     assert grids.condition is not None
     assert grids.condition.text == "`step_t is not None or jump_t is not None`"
@@ -525,7 +530,7 @@ compiled = torch.compile(interval), torch.compile(mixed)
 
 
 def test_a_break_that_needs_a_number_or_tensor_parameter_to_be_a_tensor(tmp_path):
-    found = {(fd.code, fd.span.start.line): fd for fd in analyze_source(EITHER, "case.py").findings}
+    found = by_site(EITHER)
     order = found[("GM201", line_of(EITHER, "# order"))]
     assert order.condition is not None and order.condition.text == "`t0` or `t1` is a tensor"
     tol = found[("GM201", line_of(EITHER, "# tol"))]

@@ -127,11 +127,6 @@ _MAPPINGS = frozenset({"Dict", "dict", "Mapping", "MutableMapping", "OrderedDict
 _SEQUENCES = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable", "MutableSequence"})
 
 
-def _is_tensor_type(e: ast.expr) -> bool:
-    text = ast.unparse(e).strip("\"'")
-    return text.rsplit(".", 1)[-1] in TENSOR_ANNOTATIONS or text.endswith("Tensor")
-
-
 def container_of_tensors(ann: Optional[ast.expr]) -> Optional[str]:
     """"mapping" for `Dict[str, Tensor]` (its values are tensors), "sequence" for `List[Tensor]`,
     `Tuple[Tensor, ...]`, `tuple[Tensor, Tensor]` (its items are); else None. Optional[...] is seen
@@ -142,10 +137,13 @@ def container_of_tensors(ann: Optional[ast.expr]) -> Optional[str]:
         return None
     head = ast.unparse(ann.value).rsplit(".", 1)[-1]
     args = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-    if head in _MAPPINGS and len(args) == 2 and _is_tensor_type(args[1]):
+    def tensor(a: ast.expr) -> bool:  # a tensor type itself, not Optional[Tensor] (an item may be None)
+        return not isinstance(a, ast.Subscript) and annotation_kind(a) is Kind.TENSOR
+
+    if head in _MAPPINGS and len(args) == 2 and tensor(args[1]):
         return "mapping"
-    if head in _SEQUENCES and args and all(_is_tensor_type(a) or (isinstance(a, ast.Constant) and a.value is ...)
-                                           for a in args) and _is_tensor_type(args[0]):
+    if head in _SEQUENCES and args and tensor(args[0]) and all(
+            tensor(a) or (isinstance(a, ast.Constant) and a.value is ...) for a in args):
         return "sequence"
     return None
 
@@ -255,6 +253,11 @@ class Env:
                 and not isinstance(e.slice, (ast.Slice, ast.Tuple)):
             return self.containers[e.value.id]
         return None
+
+    def receiver_kind(self, e: ast.expr) -> Kind:
+        """The kind of what a method is called on: `e`'s, except that an item of a parameter
+        annotated as a container of tensors counts as a tensor there (see container_item)."""
+        return Kind.TENSOR if self.container_item(e) else self.kind(e)
 
     def iter_kind(self, e: ast.expr) -> Kind:
         """The kind of what iterating `e` gives when that differs from `e`'s own: the items of a
@@ -406,7 +409,7 @@ class Env:
         if isinstance(func, ast.Attribute):
             if self.is_submodule_call(func):
                 return Kind.TENSOR
-            base = Kind.TENSOR if self.container_item(func.value) else self.kind(func.value)
+            base = self.receiver_kind(func.value)
             if base is Kind.TENSOR:
                 if func.attr in STATIC_METHODS:
                     return Kind.STATIC

@@ -15,6 +15,7 @@ from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.none_uses import NoneUses
+from graphmend.analysis.path_facts import PathFacts
 from graphmend.analysis.symbols import FunctionInfo, Symbols
 from graphmend.findings import Condition
 
@@ -100,15 +101,7 @@ class FunctionWalker:
         # have for the later one to run): `self.training and p > 0 and random() < p`
         self._short_circuit: dict[int, list[tuple[ast.expr, bool]]] = {}
         self._short_circuit_seen: set[int] = set()
-        # name -> the static (test, truth) pairs under which it became a tensor, when it is a tensor
-        # on one side of an if only (`on_step_t = False; if len(self.step_t): on_step_t = t0 < t`):
-        # a later `if on_step_t:` breaks only when they hold. Absent: a tensor on every path.
-        self.tensor_under: dict[str, list[tuple[ast.expr, bool]]] = {}
-        # names bound to an empty tensor (`torch.tensor([])`) on this path, and names that are
-        # empty on some paths and hold data only under these tests: `nonzero`/`unique`/... of an
-        # empty tensor has a static shape, so Dynamo traces them there (measured, torch 2.13)
-        self.empty: set[str] = set()
-        self.nonempty_under: dict[str, list[tuple[ast.expr, bool]]] = {}
+        self.facts = PathFacts()  # tensor on some paths only, empty on some paths (path_facts.py)
 
     def run(self) -> list[Site]:
         self.block(self.fi.node.body)
@@ -167,24 +160,14 @@ class FunctionWalker:
         env = self.env
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return  # nested definitions are walked as functions of their own when reached
-        if (self.tensor_under or self.empty or self.nonempty_under) and isinstance(
-                s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
-            for t in (s.targets if isinstance(s, ast.Assign) else [s.target]):
-                for n in ast.walk(t):
-                    if isinstance(n, ast.Name):
-                        self.tensor_under.pop(n.id, None)
-                        self.nonempty_under.pop(n.id, None)
-                        self.empty.discard(n.id)
+        if self.none_splits or self.facts:
+            bound = _bound_names(s)  # what the statement rebinds loses what was known of it
+            if bound:
+                self.forget_splits(bound)
+                self.facts.forget(bound)
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                 and _empty_tensor(s.value, self.env.qualify):
-            self.empty.add(s.targets[0].id)
-        if self.none_splits:
-            if isinstance(s, ast.Assign):
-                self.forget_splits(s.targets)
-            elif isinstance(s, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
-                self.forget_splits([s.target])
-            elif isinstance(s, (ast.With, ast.AsyncWith)):
-                self.forget_splits([i.optional_vars for i in s.items if i.optional_vars is not None])
+            self.facts.empty.add(s.targets[0].id)
         if isinstance(s, ast.Assign):
             self.exprs(s.value)
             k = env.kind(s.value)
@@ -321,8 +304,8 @@ class FunctionWalker:
         self.cond(s, s.test)
         static_test = self.env.kind(s.test) is Kind.STATIC
         before = dict(self.env.kinds)
-        tu_before, empty_before, ne_before = self.tensor_under, self.empty, self.nonempty_under
-        self.tensor_under, self.empty, self.nonempty_under = dict(tu_before), set(empty_before), dict(ne_before)
+        facts_before = self.facts
+        self.facts = facts_before.copy()
         self.path.append((s.test, True))
         none_body, none_else = _none_tests(s.test)
         self.assume_none(none_body)
@@ -338,10 +321,8 @@ class FunctionWalker:
             self.env.kinds[name] = Kind.STATIC
         self.block(s.body)
         self.path[-1] = (s.test, False)
-        after_body, tu_body = self.env.kinds, self.tensor_under
-        empty_body, ne_body = self.empty, self.nonempty_under
-        self.env.kinds, self.tensor_under = dict(before), dict(tu_before)
-        self.empty, self.nonempty_under = set(empty_before), dict(ne_before)
+        after_body, facts_body = self.env.kinds, self.facts
+        self.env.kinds, self.facts = dict(before), facts_before.copy()
         for name in is_tensor:  # the else side: not a tensor (gpytorch's dtype-or-tensor argument)
             if self.env.kinds.get(name) is Kind.TENSOR:
                 self.env.kinds[name] = Kind.UNKNOWN
@@ -352,41 +333,8 @@ class FunctionWalker:
         self.path.pop()
         if isinstance(s.test, ast.Compare) and len(none_body) == 1:
             self.record_none_split(none_body[0], after_body, self.env.kinds)
-        test_ = s.test if static_test else None
-        tensor, kb, ke = Kind.TENSOR, after_body, self.env.kinds
-        # only names whose kind differs between the sides or that carry a condition can change
-        names = {n for n, _ in kb.items() ^ ke.items()}
-        names.update(tu_body, self.tensor_under, ne_body, self.nonempty_under, empty_body, self.empty)
-        self.tensor_under = _merge_under(
-            test_, {n for n in names if kb.get(n) is tensor}, tu_body,
-            {n for n in names if ke.get(n) is tensor}, self.tensor_under)
-        full_body = {n for n in names if kb.get(n) is tensor and n not in empty_body}
-        full_else = {n for n in names if ke.get(n) is tensor and n not in self.empty}
-        self.nonempty_under = {n: c for n, c in _merge_under(test_, full_body, ne_body, full_else,
-                                                             self.nonempty_under).items()
-                               if n in empty_body or n in self.empty or n in ne_body or n in self.nonempty_under}
-        self.empty &= empty_body
+        self.facts = self.facts.merged(s.test if static_test else None, after_body, facts_body, self.env.kinds)
         self.env.merge(after_body)
-
-    def nonempty_condition(self, e: ast.expr) -> Optional[ast.expr]:
-        """When `e` is a tensor that is empty on some paths (`step_t = torch.tensor([])` if no grid
-        was given), the static test under which it may hold data, as one expression; else None.
-        `torch.cat([a, b])` holds data when any part does."""
-        if isinstance(e, ast.Name) and e.id in self.nonempty_under:
-            return _conjunction(self.nonempty_under[e.id])
-        if isinstance(e, ast.Call) and (self.env.qualify(e.func) or "") == "torch.cat" and e.args \
-                and isinstance(e.args[0], (ast.List, ast.Tuple)) and e.args[0].elts:
-            parts = []
-            for x in e.args[0].elts:
-                if isinstance(x, ast.Name) and x.id in self.empty:
-                    continue
-                c = self.nonempty_condition(x)
-                if c is None:
-                    return None
-                parts.append(c)
-            if parts:
-                return parts[0] if len(parts) == 1 else ast.BoolOp(ast.Or(), parts)
-        return None
 
     # --- values that depend on whether an optional argument is None ------------------------------
     # `if cache_position is not None: past = cache_position[0] (a tensor) else: past = 0` and,
@@ -407,9 +355,8 @@ class FunctionWalker:
                 if name == tested:
                     self.env.kinds[n] = k_none if is_none else k_other
 
-    def forget_splits(self, targets) -> None:
-        names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-        if names and self.none_splits:
+    def forget_splits(self, names: set[str]) -> None:
+        if self.none_splits:
             self.none_splits = {n: v for n, v in self.none_splits.items()
                                 if n not in names and v[0] not in names}
 
@@ -478,13 +425,7 @@ class FunctionWalker:
         note = None
         if static:
             note = "only when " + " and ".join(ast.unparse(t) for t in static)
-        values = None
-        if tr is None:
-            name = dd
-            while isinstance(name, ast.UnaryOp) and isinstance(name.op, ast.Not):
-                name = name.operand
-            if isinstance(name, ast.Name):
-                values = self.tensor_under.get(name.id)
+        values = self.facts.tensor_condition(dd) if tr is None else None
         self.add(code, owner, test=dd, static_test=static, note=note, extracted=tr,
                  gb_id=_extraction_gb(tr), values=values)
 
@@ -573,14 +514,14 @@ class FunctionWalker:
         if id(c) in self._extracted:
             return  # the GM201 of the branch whose condition this read is stands for it
         if isinstance(func, ast.Attribute):
-            base = Kind.TENSOR if env.container_item(func.value) else env.kind(func.value)
+            base = env.receiver_kind(func.value)
             if base is Kind.TENSOR and func.attr in ("item", "tolist", "numpy") \
                     and not env.is_submodule_call(func):
                 self.add("GM401", c, detail=f"`.{func.attr}()`")
                 return
             if base is Kind.TENSOR and func.attr in DYNAMIC_SHAPE_FUNCS:
                 if func.attr != "repeat_interleave" or self.dynamic_repeats(c, method=True):
-                    data = self.nonempty_condition(func.value)
+                    data = self.facts.nonempty_condition(func.value, env.qualify)
                     self.add("GM402", c, detail=f"`.{func.attr}()`",
                              values=[(data, True)] if data is not None else None)
                 return
@@ -601,7 +542,7 @@ class FunctionWalker:
             name = q.split(".")[-1]
             if name in DYNAMIC_SHAPE_FUNCS and q.count(".") == 1:
                 if name != "repeat_interleave" or self.dynamic_repeats(c, method=False):
-                    data = self.nonempty_condition(c.args[0]) if c.args else None
+                    data = self.facts.nonempty_condition(c.args[0], env.qualify) if c.args else None
                     self.add("GM402", c, detail=f"`torch.{name}()`",
                              values=[(data, True)] if data is not None else None)
             elif name == "where" and q.count(".") == 1 and len(c.args) == 1 and not c.keywords:
@@ -685,56 +626,36 @@ class FunctionWalker:
         return self._local_loggers
 
 
-def _merge_under(test: Optional[ast.expr], body: set[str], under_body: dict, orelse: set[str],
-                 under_else: dict) -> dict[str, list[tuple[ast.expr, bool]]]:
-    """After an if: a name with the property (a tensor; a tensor that may hold data) on one side
-    only has it under that side's test (when the test is static, so a user can read it) and what
-    held on that side; one with it on both sides keeps only what both sides needed (dropping a
-    conjunct leaves a weaker condition that still has to hold: "breaks only when" stays true)."""
-    out: dict[str, list[tuple[ast.expr, bool]]] = {}
-    for n in body | orelse:
-        tb, te = n in body, n in orelse
-        if tb and te:
-            cb, ce = under_body.get(n), under_else.get(n)
-            if cb and ce:
-                common = [c for c in cb if any(c[0] is d[0] and c[1] == d[1] for d in ce)]
-                if common:
-                    out[n] = common
-        else:
-            need = ([(test, tb)] if test is not None else []) + (under_body if tb else under_else).get(n, [])
-            if need:
-                out[n] = need
-    return out
-
-
-def _conjunction(conds: list[tuple[ast.expr, bool]]) -> ast.expr:
-    """(test, truth) pairs as one expression, `X is None` negated as `X is not None`."""
-    parts = []
-    for e, pol in conds:
-        if not pol and isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], (ast.Is, ast.IsNot)):
-            e = ast.Compare(e.left, [ast.IsNot() if isinstance(e.ops[0], ast.Is) else ast.Is()], e.comparators)
-        elif not pol:
-            e = ast.UnaryOp(ast.Not(), e)
-        parts.append(e)
-    return parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts)
-
-
-_EMPTY_FACTORIES = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.rand", "torch.randn"})
-
-
 def _empty_tensor(e: ast.expr, qualify) -> bool:
-    """`torch.tensor([])`, `torch.empty(0)`, `torch.zeros((0,))`, `x.new_empty(0)`: no elements."""
+    """`torch.tensor([])`, `torch.empty(0)`, `torch.zeros((0, 4))`, `x.new_empty(0)`: no elements."""
     if not isinstance(e, ast.Call) or not e.args:
         return False
     q = qualify(e.func) or ""
-    a = e.args[0]
     if q in ("torch.tensor", "torch.as_tensor") or (isinstance(e.func, ast.Attribute) and e.func.attr == "new_tensor"):
-        return isinstance(a, (ast.List, ast.Tuple)) and not a.elts
-    if q in _EMPTY_FACTORIES or (isinstance(e.func, ast.Attribute) and e.func.attr in ("new_empty", "new_zeros",
-                                                                                        "new_ones")):
-        dims = a.elts if isinstance(a, (ast.List, ast.Tuple)) else e.args
-        return any(isinstance(d, ast.Constant) and d.value == 0 and type(d.value) is int for d in dims)
-    return False
+        return isinstance(e.args[0], (ast.List, ast.Tuple)) and not e.args[0].elts
+    if q in _EMPTY_FACTORIES:
+        dims = _size_args(e, *SIZE_FACTORIES[q])
+    elif isinstance(e.func, ast.Attribute) and e.func.attr in ("new_empty", "new_zeros", "new_ones"):
+        dims = _size_args(e, (0,), ("size",), True)
+    else:
+        return False
+    return any(isinstance(d, ast.Constant) and type(d.value) is int and d.value == 0 for d in dims)
+
+
+_EMPTY_FACTORIES = ("torch.empty", "torch.zeros", "torch.ones", "torch.rand", "torch.randn")  # in SIZE_FACTORIES
+
+
+def _bound_names(s: ast.stmt) -> set[str]:
+    """The names a statement (re)binds: assignment targets, a loop's target, `with ... as x`."""
+    if isinstance(s, ast.Assign):
+        targets = s.targets
+    elif isinstance(s, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        targets = [s.target]
+    elif isinstance(s, (ast.With, ast.AsyncWith)):
+        targets = [i.optional_vars for i in s.items if i.optional_vars is not None]
+    else:
+        return set()
+    return {n.id for t in targets for n in fast_walk(t) if isinstance(n, ast.Name)}
 
 
 def _size_args(c: ast.Call, positions: tuple[int, ...], keywords: tuple[str, ...],

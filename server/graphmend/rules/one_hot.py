@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.dataflow import Kind
 from graphmend.analysis.detect import Site
 from graphmend.findings import Applicability, TextEdit
@@ -64,10 +65,10 @@ def _parts(sub: ast.Subscript, symbols) -> Optional[tuple[ast.Call, ast.expr, as
 
 def _rebound(fn: ast.AST, name: str) -> bool:
     """Whether the function assigns `name` (a parameter or a global stays as it came in)."""
-    for b in ast.walk(fn):
+    for b in fast_walk(fn):
         targets = b.targets if isinstance(b, ast.Assign) else [b.target] if isinstance(
             b, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr, ast.comprehension)) else []
-        if any(isinstance(t, ast.Name) and t.id == name for x in targets for t in ast.walk(x)):
+        if any(isinstance(t, ast.Name) and t.id == name for x in targets for t in fast_walk(x)):
             return True
     return False
 
@@ -82,7 +83,7 @@ def _claim(sites: list[Site], fi, symbols) -> list[Site]:
     if not calls:
         return sites
     out = list(sites)
-    for node in ast.walk(fi.node):
+    for node in fast_walk(fi.node):
         if isinstance(node, ast.Subscript) and id(node.value) in calls:
             parts = _parts(node, symbols)
             if parts is None:
@@ -103,11 +104,11 @@ def _plan(site: Site, ctx: Context, env) -> tuple[str, str]:
     if tn is None:
         raise Decline("the file does not `import torch`")
     if isinstance(classes, ast.Name):  # `c = max(...)` once in the function (st-moe-pytorch)
-        binds = [b for b in ast.walk(site.func.node) if isinstance(b, ast.Assign) and len(b.targets) == 1
+        binds = [b for b in fast_walk(site.func.node) if isinstance(b, ast.Assign) and len(b.targets) == 1
                  and isinstance(b.targets[0], ast.Name) and b.targets[0].id == classes.id]
-        others = [b for b in ast.walk(site.func.node) if isinstance(b, (ast.AugAssign, ast.AnnAssign, ast.For,
+        others = [b for b in fast_walk(site.func.node) if isinstance(b, (ast.AugAssign, ast.AnnAssign, ast.For,
                                                                       ast.NamedExpr))
-                  and any(isinstance(t, ast.Name) and t.id == classes.id for t in ast.walk(b.target))]
+                  and any(isinstance(t, ast.Name) and t.id == classes.id for t in fast_walk(b.target))]
         if len(binds) == 1 and not others:
             classes = binds[0].value
     if not (isinstance(classes, ast.Call) and isinstance(classes.func, ast.Name)
