@@ -33,19 +33,12 @@ from typing import Optional
 
 from graphmend.analysis.engine import _no_gc
 from graphmend.config import Settings
+from graphmend.filestat import Stat, stat_of
 from graphmend.fingerprint import engine_fingerprint
 
 DEFAULT_DIR = ".graphmend_cache"
 FORMAT = 3
-Stat = tuple[int, int, int]  # (size, mtime_ns, inode)
 
-
-def stat_of(path: str) -> Optional[Stat]:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns, st.st_ino
 
 
 def digest_of(path: str) -> Optional[str]:

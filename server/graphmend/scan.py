@@ -500,7 +500,7 @@ def _internal_error(what: str, e: BaseException) -> str:
 def _check_one(path: str) -> tuple:
     """-> (summary as plain data, error, (stat, dependencies) for the cache). Scope is decided
     later, across all files."""
-    from graphmend.cache import stat_of
+    from graphmend.filestat import stat_of
     settings = _STATE["settings"]
     stat = stat_of(path)  # before reading: an edit while reading makes the entry stale, not wrong
     try:

@@ -21,6 +21,7 @@ describe('readInitializationOptions', () => {
     assert.deepEqual(value, {
       enable: true,
       fixOnSave: false,
+      definitionsCache: true,
       unsafeFixes: false,
       runtime: 'vendor',
       lineLength: 88,
@@ -40,6 +41,7 @@ describe('readInitializationOptions', () => {
       config({
         enable: false,
         fixOnSave: true,
+        definitionsCache: false,
         unsafeFixes: true,
         runtime: 'inline',
         lineLength: 100,
@@ -58,6 +60,7 @@ describe('readInitializationOptions', () => {
     assert.deepEqual(value, {
       enable: false,
       fixOnSave: true,
+      definitionsCache: false,
       unsafeFixes: true,
       runtime: 'inline',
       lineLength: 100,
@@ -154,7 +157,7 @@ describe('package.json contributes the settings read here', () => {
   it('with every option key of initializationOptions, plus the client-side interpreter and trace', () => {
     const keys = Object.keys(props).map((k) => k.replace(/^graphmend\./, '')).sort();
     const expected = [
-      'conditionalSeverity', 'configurationPreference', 'enable', 'fixOnSave', 'ignore', 'interpreter', 'lineLength', 'logLevel',
+      'conditionalSeverity', 'configurationPreference', 'definitionsCache', 'enable', 'fixOnSave', 'ignore', 'interpreter', 'lineLength', 'logLevel',
       'probe.device', 'probe.enable', 'probe.timeoutSeconds', 'runtime', 'scope', 'select', 'trace.server',
       'unsafeFixes',
     ];

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from graphmend.analysis.definitions import DefinitionsIndex
+from graphmend.filestat import stat_of
 from graphmend.analysis.symbols import ClassInfo, Symbols
 
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
@@ -45,6 +47,8 @@ class Workspace:
         self.use_jedi = True
         # Module files whose symbols were asked for (a scan cache entry depends on them).
         self.consulted: set[str] = set()
+        # what other modules define, kept between runs (analysis/definitions.py); None: parse them
+        self.definitions: Optional[DefinitionsIndex] = None
 
     def add_import_root(self, path: str) -> bool:
         """Search the import root of the file `path` too (after the workspace roots), as
@@ -91,14 +95,20 @@ class Workspace:
             return self._symbols[modname]
         self._symbols[modname] = None  # guards against import cycles
         sym = None
-        if f:
+        index = self.definitions
+        if f and index is not None:
+            sym = index.symbols(f, modname)
+        if f and sym is None:
+            stat = stat_of(f) if index is not None else None  # before the read: a later edit is seen
             try:
                 text = Path(f).read_text(encoding="utf-8")
                 # only definitions: what resolving a class, its bases and methods needs
                 sym = Symbols(ast.parse(text), modname, is_package=f.endswith("__init__.py"),
                               definitions_only=True)
-            except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
                 sym = None
+            if sym is not None and index is not None:
+                index.add(f, modname, stat, sym)
         self._symbols[modname] = sym
         return sym
 

@@ -21,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from graphmend import __version__
+from graphmend.analysis import definitions
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
 from graphmend.lsp import actions, hover, lens, probe
@@ -35,6 +36,7 @@ from graphmend.lsp.settings import ServerSettings, SettingsResolver, server_sett
 log = logging.getLogger("graphmend.lsp")
 LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
 SHOW_LOG_COMMAND = "graphmend.showLog"
+DEFINITIONS_SAVE_DELAY_S = 2.0  # after the check that added to the definitions index
 
 
 class ClientLogHandler(logging.Handler):
@@ -94,6 +96,7 @@ class GraphMendServer(LanguageServer):
         self._pending_messages: list[str] = []
         self._lens_signature: dict[str, tuple] = {}
         self._closed_notebooks: set[str] = set()
+        self._definitions_save_pending = False
 
     # ------------------------------------------------------------------ capabilities
     @property
@@ -127,6 +130,8 @@ class GraphMendServer(LanguageServer):
         s, errors = server_settings(options, base)
         self.settings = s
         self.log_handler.setLevel(LOG_LEVELS[s.log_level])
+        if not s.definitions_cache:
+            self.model.definitions = None
         if errors:
             self.warn_user("GraphMend: invalid settings (defaults used for these): " + "; ".join(errors))
 
@@ -168,6 +173,7 @@ class GraphMendServer(LanguageServer):
         """Publish a notebook's diagnostics per cell (pushed, also to a client that pulls: its
         pull asks for cells, which the server does not check one by one); ask the client to
         fetch code lenses again when their counts changed."""
+        self.schedule_definitions_save()
         doc = self.docs.get(uri)
         if isinstance(doc, nb.NotebookDoc):
             for cell, diags in nb.split_diagnostics(doc, self.diagnostics.published.get(uri, ([], ""))[0]).items():
@@ -180,6 +186,48 @@ class GraphMendServer(LanguageServer):
         if self._lens_signature.get(uri) != sig:
             self._lens_signature[uri] = sig
             self.workspace_code_lens_refresh(None)
+
+    # ------------------------------------------------------------------ definitions index
+    def attach_definitions(self) -> None:
+        """Open the index of other modules' definitions (analysis/definitions.py) for the
+        analysis' workspace. Submitted to the check thread at initialize, so the first check
+        finds it; a failure only means that imported modules are parsed."""
+        if not self.settings.definitions_cache:
+            return
+        try:
+            path = definitions.index_path(definitions.user_cache_dir())
+            index = definitions.DefinitionsIndex(path)
+        except Exception:
+            log.exception("cannot open the definitions index")
+            return
+        self.model.definitions = index
+        log.info("definitions index %s: %d modules", path, len(index))
+
+    def schedule_definitions_save(self) -> None:
+        """After a check that added to the index: write it a little later, off the check thread
+        (the event loop calls this)."""
+        index = self.model.definitions
+        if index is None or not index.dirty or self._definitions_save_pending or self.loop_ref is None:
+            return
+        self._definitions_save_pending = True
+
+        def start() -> None:
+            self._definitions_save_pending = False
+            self.loop_ref.run_in_executor(None, self.save_definitions)
+
+        self.loop_ref.call_later(DEFINITIONS_SAVE_DELAY_S, start)
+
+    def save_definitions(self) -> None:
+        index = self.model.definitions
+        if index is None:
+            return
+        try:
+            error = index.save()
+        except Exception:
+            log.exception("writing the definitions index failed")
+            return
+        if error:
+            log.warning("%s", error)
 
     # ------------------------------------------------------------------ workspace index
     async def build_index(self) -> None:
@@ -240,6 +288,7 @@ class GraphMendServer(LanguageServer):
             self.workspace_diagnostic_refresh(None)
 
     def shutdown_pools(self) -> None:
+        self.save_definitions()
         self._scan_cancelled = True
         if self.probe.cancel is not None:
             self.probe.cancel.set()  # kills the probe's process group
@@ -265,6 +314,7 @@ def initialize(ls: GraphMendServer, params: types.InitializeParams) -> None:
         roots = [to_fs_path(params.root_uri)]
     ls.roots = [r for r in roots if r and os.path.isdir(r)]
     ls.model = Workspace(ls.roots)
+    ls.pool.submit(ls.attach_definitions)  # before the first check, in its thread
 
 
 @server.feature(types.INITIALIZED)

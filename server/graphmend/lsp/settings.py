@@ -33,6 +33,9 @@ class ServerSettings:
     configuration_preference: str = "editorFirst"
     debounce_ms: int = 150
     workspace_trusted: bool = True  # the editor's trust in the workspace (VS Code passes it)
+    # keep other modules' definitions between sessions (analysis/definitions.py), in the user's
+    # cache directory, never in the workspace
+    definitions_cache: bool = True
     engine: dict[str, Any] = field(default_factory=dict)  # editor values of ENGINE_KEYS, as given
     probe: dict[str, Any] = field(default_factory=dict)  # passed through to the probe layer
 
@@ -58,10 +61,11 @@ def server_settings(options: Any, base: Optional[ServerSettings] = None) -> tupl
         key = _camel(raw)
         if key in ENGINE_KEYS:
             engine[key] = value
-        elif key in ("enable", "fixOnSave", "workspaceTrusted"):
+        elif key in ("enable", "fixOnSave", "workspaceTrusted", "definitionsCache"):
             if isinstance(value, bool):
                 setattr(s, {"enable": "enable", "fixOnSave": "fix_on_save",
-                            "workspaceTrusted": "workspace_trusted"}[key], value)
+                            "workspaceTrusted": "workspace_trusted",
+                            "definitionsCache": "definitions_cache"}[key], value)
             else:
                 errors.append(f"`{key}` must be true or false, not {value!r}")
         elif key == "logLevel":

@@ -1,0 +1,239 @@
+"""The index of other modules' definitions (analysis/definitions.py): the same findings as
+parsing the modules, nothing parsed when it is valid, a changed module read again, a bad index
+ignored; and the language server keeps it in the user's cache directory, never in the workspace."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from pathlib import Path
+
+import pytest
+
+from graphmend.analysis import analyze_source
+from graphmend.analysis import definitions
+from graphmend.analysis.definitions import DefinitionsIndex, IndexedSymbols
+from graphmend.analysis.workspace import Workspace
+from graphmend.filestat import stat_of
+
+BASE = """import torch
+from torch import nn
+
+
+class Base(nn.Module):
+    def helper(self, x):
+        return x
+
+
+class Plain:
+    pass
+
+
+def scale(x):
+    return torch.relu(x) * 2
+
+
+def label(x):
+    return "x"
+"""
+
+# M is an nn.Module only through pkg.base.Base; `scale(...)` returns a tensor only per its body
+MAIN = """from pkg.base import Base, Plain, scale, label
+
+
+class M(Base):
+    def forward(self, x):
+        y = scale(x)
+        if y.sum() > 0:
+            y = y + 1
+        z = label(x)
+        if z:
+            y = y * 2
+        return y
+
+
+class N(Plain):
+    def forward(self, x):
+        print(x)
+        return x
+"""
+
+
+def _project(tmp_path, base: str = BASE):
+    (tmp_path / "pkg").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "base.py").write_text(base)
+    return tmp_path
+
+
+def _findings(root, index: DefinitionsIndex | None):
+    ws = Workspace([str(root)])
+    ws.definitions = index
+    fa = analyze_source(MAIN, str(root / "main.py"), workspace=ws)
+    return [(f.code, f.span.start.line, f.message) for f in fa.findings], ws
+
+
+def test_same_findings_from_the_index_without_parsing(tmp_path, monkeypatch):
+    root = _project(tmp_path)
+    store = str(tmp_path / "cache" / "definitions.pickle")
+    plain, _ = _findings(root, None)
+    assert [(c, ln) for c, ln, _ in plain] == [("GM201", 7)]  # the tensor branch; `if z:` is a str
+    built, _ = _findings(root, index := DefinitionsIndex(store, "fp"))
+    assert built == plain
+    assert index.save() is None and os.path.exists(store)
+
+    parsed = []
+    real_parse = definitions.ast.parse
+    monkeypatch.setattr(definitions.ast, "parse", lambda *a, **k: parsed.append(a) or real_parse(*a, **k))
+    import graphmend.analysis.workspace as wsmod
+    monkeypatch.setattr(wsmod.ast, "parse", lambda *a, **k: parsed.append(a) or real_parse(*a, **k))
+    again = DefinitionsIndex(store, "fp")
+    got, ws = _findings(root, again)
+    assert got == plain
+    assert again.hits >= 1 and again.misses == 0
+    sym = ws.symbols("pkg.base")
+    assert isinstance(sym, IndexedSymbols)
+    assert sym._full is None  # scale()'s answer came from the record: its body was not read
+    assert [a for a in parsed if a and isinstance(a[0], str) and "class Base" in a[0]] == []
+
+
+def test_a_changed_module_is_read_again(tmp_path):
+    root = _project(tmp_path)
+    store = str(tmp_path / "cache" / "definitions.pickle")
+    index = DefinitionsIndex(store, "fp")
+    assert [c for c, *_ in _findings(root, index)[0]] == ["GM201"]
+    index.save()
+    # Base is no nn.Module any more: M.forward is not compiled code, nothing is reported
+    time.sleep(0.01)
+    (root / "pkg" / "base.py").write_text(BASE.replace("class Base(nn.Module):", "class Base:"))
+    assert _findings(root, DefinitionsIndex(store, "fp"))[0] == []
+    assert _findings(root, None)[0] == []
+    # scale() returns no tensor any more: `if y.sum() > 0` is not known to read a tensor
+    (root / "pkg" / "base.py").write_text(BASE.replace("return torch.relu(x) * 2", "return 2"))
+    fresh = DefinitionsIndex(store, "fp")
+    assert _findings(root, fresh)[0] == _findings(root, None)[0]
+    assert fresh.misses >= 1
+
+
+def test_answers_computed_later_are_recorded(tmp_path):
+    root = _project(tmp_path)
+    store = str(tmp_path / "cache" / "definitions.pickle")
+    index = DefinitionsIndex(store, "fp")
+    _findings(root, index)
+    index.save()
+    with open(store, "rb") as f:
+        data = pickle.load(f)
+    (key, (stat, blob)), = [(k, v) for k, v in data["modules"].items() if k[1] == "pkg.base"]
+    record = pickle.loads(blob)
+    assert record["returns"] == {"scale": True, "label": False}
+    assert record["classes"]["Base"][0] == ["torch.nn.Module"]
+    assert stat == stat_of(key[0])
+
+
+@pytest.mark.parametrize("content", [b"", b"not a pickle", pickle.dumps({"format": 999}),
+                                     pickle.dumps({"format": definitions.FORMAT, "fingerprint": "other",
+                                                   "modules": {}})])
+def test_a_bad_or_foreign_index_is_ignored_and_rewritten(tmp_path, content):
+    root = _project(tmp_path)
+    store = tmp_path / "cache" / "definitions.pickle"
+    store.parent.mkdir()
+    store.write_bytes(content)
+    index = DefinitionsIndex(str(store), "fp")
+    assert len(index) == 0
+    assert _findings(root, index)[0] == _findings(root, None)[0]
+    assert index.save() is None
+    assert len(DefinitionsIndex(str(store), "fp")) >= 1
+
+
+def test_a_damaged_record_reads_the_file(tmp_path):
+    root = _project(tmp_path)
+    store = str(tmp_path / "cache" / "definitions.pickle")
+    index = DefinitionsIndex(store, "fp")
+    _findings(root, index)
+    index.save()
+    with open(store, "rb") as f:
+        data = pickle.load(f)
+    data["modules"] = {k: (st, b"\x80garbage") for k, (st, _) in data["modules"].items()}
+    with open(store, "wb") as f:
+        pickle.dump(data, f)
+    again = DefinitionsIndex(store, "fp")
+    assert _findings(root, again)[0] == _findings(root, None)[0]
+    assert again.hits == 0
+
+
+def test_two_writers_merge(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d in (a, b):
+        d.mkdir()
+        _project(d)
+    store = str(tmp_path / "cache" / "definitions.pickle")
+    first, second = DefinitionsIndex(store, "fp"), DefinitionsIndex(store, "fp")  # two servers
+    _findings(a, first)
+    _findings(b, second)
+    assert first.save() is None and second.save() is None
+    paths = {k[0] for k in pickle.load(open(store, "rb"))["modules"]}
+    assert str(a / "pkg" / "base.py") in paths and str(b / "pkg" / "base.py") in paths
+
+
+def test_an_unwritable_directory_is_reported(tmp_path):
+    root = _project(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    index = DefinitionsIndex(str(blocker / "sub" / "definitions.pickle"), "fp")
+    _findings(root, index)
+    error = index.save()
+    assert error is not None and "cannot write the definitions index" in error
+
+
+# ------------------------------------------------------------------------- the language server
+
+
+def _server(options: dict):
+    from graphmend.lsp.server import GraphMendServer
+    ls = GraphMendServer()
+    ls.apply_settings({"debounceMs": 10, **options})
+    return ls
+
+
+def _tree(root) -> set[str]:
+    return {os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs}
+
+
+def test_server_keeps_the_index_in_the_user_cache_only(tmp_path, monkeypatch):
+    home = tmp_path / "home-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    root = _project(tmp_path / "ws")
+    (root / "main.py").write_text(MAIN)
+    before = _tree(root)
+    ls = _server({})
+    ls.model = Workspace([str(root)])
+    ls.attach_definitions()
+    assert ls.model.definitions is not None
+    fa = analyze_source(MAIN, str(root / "main.py"), workspace=ls.model)
+    assert [(f.code, f.span.start.line) for f in fa.findings] == [("GM201", 7)]
+    ls.shutdown_pools()  # the index is written when the server shuts down
+    (store,) = Path(home, "graphmend").glob("definitions-*.pickle")
+    assert _tree(root) == before  # nothing in the workspace
+    data = pickle.loads(store.read_bytes())
+    assert (str(root / "pkg" / "base.py"), "pkg.base") in data["modules"]
+
+
+def test_server_writes_no_index_when_turned_off(tmp_path, monkeypatch):
+    home = tmp_path / "home-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    root = _project(tmp_path / "ws")
+    ls = _server({"definitionsCache": False})
+    ls.model = Workspace([str(root)])
+    ls.attach_definitions()
+    assert ls.model.definitions is None
+    analyze_source(MAIN, str(root / "main.py"), workspace=ls.model)
+    ls.shutdown_pools()
+    assert not home.exists()
+    # turned off later (workspace/configuration): the index is detached
+    on = _server({})
+    on.attach_definitions()
+    assert on.model.definitions is not None
+    on.apply_settings({"definitionsCache": False}, on.settings)
+    assert on.model.definitions is None
+    on.shutdown_pools()
