@@ -37,7 +37,7 @@ from graphmend.filestat import Stat, stat_of
 from graphmend.fingerprint import engine_fingerprint
 
 DEFAULT_DIR = ".graphmend_cache"
-FORMAT = 3
+FORMAT = 4
 
 
 
@@ -94,7 +94,8 @@ class ScanCache:
         key = f"{engine_fingerprint('check', (__file__,))}|scope={settings.scope}|format={FORMAT}"
         self.name = hashlib.sha1(key.encode()).hexdigest()[:16]
         self.path = os.path.join(directory, f"index-{self.name}.pickle")
-        # path -> (stat, sha1, deps, scope, syntax error, suppressions, names with findings, (offset, length))
+        # path -> (stat, sha1, deps, scope, syntax error, suppressions, names with findings, (offset, length),
+        #          seeded findings: (caller, path, encoded finding), analysis/callers.py)
         self.entries: dict[str, tuple] = {}
         self.data_name: Optional[str] = None  # the data file the index refers to
         self.dirty = False
@@ -136,7 +137,7 @@ class ScanCache:
         if entry is None:
             self.misses += 1
             return None
-        stat, digest, deps, scope, syntax_error, suppressions, names, where = entry
+        stat, digest, deps, scope, syntax_error, suppressions, names, where, seeded = entry
         now = stat_of(key)
         if now != stat:
             if now is None or now[0] != stat[0] or digest_of(key) != digest:
@@ -150,8 +151,10 @@ class ScanCache:
         self.hits += 1
         from graphmend import analysis
         from graphmend.scan import decode_finding
+        from graphmend.analysis.callers import Seeded
         return analysis.FileSummary(key if path == key else path, scope, LazyFindings(self, names, where),
-                                    decode_finding(syntax_error) if syntax_error else None, suppressions)
+                                    decode_finding(syntax_error) if syntax_error else None, suppressions,
+                                    seeded=[Seeded(c, p, decode_finding(f)) for c, p, f in seeded])
 
     def read_blob(self, offset: int, length: int) -> dict:
         if self._data is None:
@@ -167,7 +170,7 @@ class ScanCache:
         and the bytes of sha1 `digest`."""
         if stat is None or digest is None or any(s is None for _, s in deps):
             return
-        _, scope, by_function, syntax_error, suppressions = encoded
+        _, scope, by_function, syntax_error, suppressions, seeded = encoded
         if scope is not None:  # call targets repeat across files ("torch:cat"): stored and loaded once
             scope.edges = {q: {sys.intern(t) for t in ts} for q, ts in scope.edges.items()}
         key = os.path.abspath(path)
@@ -175,7 +178,7 @@ class ScanCache:
         inner = {q: pickle.dumps(fs, protocol=pickle.HIGHEST_PROTOCOL) for q, fs in by_function.items()}
         self._pending[key] = zlib.compress(pickle.dumps(inner, protocol=pickle.HIGHEST_PROTOCOL), 1)
         self.entries[key] = (stat, digest, tuple(deps), scope, syntax_error, suppressions,
-                             frozenset(by_function), None)
+                             frozenset(by_function), None, seeded)
         self.dirty = True
 
     def save(self) -> Optional[str]:
@@ -207,7 +210,7 @@ class ScanCache:
                     if key in self._pending or e[7] is None:
                         continue
                     blob = self._raw_blob(*e[7])
-                    self.entries[key] = (*e[:7], (out.tell(), len(blob)))
+                    self.entries[key] = (*e[:7], (out.tell(), len(blob)), *e[8:])
                     out.write(blob)
                 self._append(out)
             name = f"data-{self.name}-{os.path.basename(tmp)[-8:]}.bin"
@@ -236,7 +239,7 @@ class ScanCache:
     def _append(self, out) -> None:
         for key, blob in self._pending.items():
             e = self.entries[key]
-            self.entries[key] = (*e[:7], (out.tell(), len(blob)))
+            self.entries[key] = (*e[:7], (out.tell(), len(blob)), *e[8:])
             out.write(blob)
         out.flush()
         os.fsync(out.fileno())

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from graphmend import analysis
+from graphmend.analysis.callers import Seeded
 from graphmend.config import Settings
 from graphmend.findings import Applicability, Finding, Pos, Span
 
@@ -525,14 +526,16 @@ def _check_one(path: str) -> tuple:
 def encode_summary(s) -> tuple:
     return (s.path, s.scope,
             {q: tuple(encode_finding(f) for f in fs) for q, fs in s.by_function.items()},
-            encode_finding(s.syntax_error) if s.syntax_error else None, s.suppressions)
+            encode_finding(s.syntax_error) if s.syntax_error else None, s.suppressions,
+            tuple((x.caller, x.path, encode_finding(x.finding)) for x in s.seeded))
 
 
 def decode_summary(t: tuple):
-    path, scope, by_function, syntax_error, suppressions = t
+    path, scope, by_function, syntax_error, suppressions, seeded = t
     return analysis.FileSummary(
         path, scope, {q: [decode_finding(f) for f in fs] for q, fs in by_function.items()},
-        decode_finding(syntax_error) if syntax_error else None, suppressions)
+        decode_finding(syntax_error) if syntax_error else None, suppressions,
+        seeded=[Seeded(caller, p, decode_finding(f)) for caller, p, f in seeded])
 
 
 def _check_chunk(chunk: Sequence[tuple[int, str]]) -> list[tuple]:

@@ -181,7 +181,9 @@ def _docstring_tensors(fn: ast.AST) -> set[str]:
 class Env:
     """Kinds of the local names of one function, as the pass reaches each statement."""
 
-    def __init__(self, symbols: Symbols, fi: FunctionInfo):
+    def __init__(self, symbols: Symbols, fi: FunctionInfo, seeds: Optional[dict[str, object]] = None):
+        """`seeds`: parameters a caller passes tensors to (analysis/callers.py), name -> what
+        the caller passes; those the function's own header and body leave unknown become tensors."""
         self.symbols = symbols
         self.fi = fi
         self.cls: Optional[ClassInfo] = fi.cls
@@ -214,6 +216,13 @@ class Env:
         self.number_or_tensor = {a for a in either if self.kinds.get(a) is Kind.TENSOR}
         if all_args and all_args[0].arg in ("self", "cls"):  # a module (also in closures)
             self.kinds[all_args[0].arg] = Kind.STATIC
+        # the parameters nothing in the function itself shows to be tensors (for callers.py)
+        self.unknown_params = {a.arg for a in all_args if self.kinds[a.arg] is Kind.UNKNOWN}
+        self.seeded: dict[str, object] = {}
+        for name, why in (seeds or {}).items():
+            if name in self.unknown_params:
+                self.kinds[name] = Kind.TENSOR
+                self.seeded[name] = why
 
     # --- statements --------------------------------------------------------------------------
     def bind(self, target: ast.expr, kind: Kind, value: Optional[ast.expr] = None) -> None:

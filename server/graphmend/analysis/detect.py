@@ -80,14 +80,31 @@ class Site:
     condition: Optional[Condition] = None  # the break needs this (a dtype, self.training, config)
 
 
+@dataclass(frozen=True)
+class CallFact:
+    """A call from the walked function to a function of this file or of a module the workspace
+    finds, with the arguments that are tensors where it is made (analysis/callers.py seeds the
+    callee's parameters with them)."""
+
+    node: ast.Call
+    module: str  # the callee's module (dotted)
+    qualname: str  # "func", "Class.method"
+    bound: bool  # `self.m(...)`: the first parameter is the instance
+    # the tensor arguments: (position, keyword, the argument)
+    tensors: tuple[tuple[Optional[int], Optional[str], ast.expr], ...]
+
+
 class FunctionWalker:
     """One forward pass over a function body: updates kinds, records sites."""
 
-    def __init__(self, symbols: Symbols, fi: FunctionInfo):
+    def __init__(self, symbols: Symbols, fi: FunctionInfo, seeds: Optional[dict[str, object]] = None):
         self.symbols = symbols
         self.fi = fi
-        self.env = Env(symbols, fi)
+        self.env = Env(symbols, fi, seeds)
         self.sites: list[Site] = []
+        # calls passing tensors to functions the analysis can walk, by id() of the call (a loop
+        # body is walked twice: the second walk's kinds are kept)
+        self.calls_out: dict[int, CallFact] = {}
         self._seen: set[int] = set()
         self._local_loggers: Optional[set[str]] = None
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
@@ -497,6 +514,7 @@ class FunctionWalker:
         env = self.env
         func = c.func
         q = env.qualify(func) or ""
+        self.note_call(c, q)
         if q == "print":
             self.add("GM101", c, detail="print()")
             return
@@ -556,6 +574,39 @@ class FunctionWalker:
                 target = self.fi.cls.methods.get(func.attr)  # self.m(): a method of this class
             if target is not None and _is_disabled(target.node, self.symbols):
                 self.add("GM403", c, detail=f"`{target.qualname}()`, a torch.compiler.disable()d function")
+
+    def note_call(self, c: ast.Call, q: str) -> None:
+        """Record a call to a function of this file (`f(...)`, `self.m(...)`) or of another module
+        (`mod.f(...)`, an imported `f(...)`) that passes tensors (CallFact)."""
+        func = c.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            cls = self.fi.cls
+            target = cls.methods.get(func.attr) if cls is not None else None
+            if target is None:
+                return
+            module, qualname = self.symbols.module, target.qualname
+            bound = not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in target.node.decorator_list)
+        else:
+            if not q or "." not in q or q.startswith(("torch.", "builtins.", "typing.", "math.")):
+                return
+            module, qualname = q.rsplit(".", 1)
+            if module == self.symbols.module and qualname not in self.symbols.functions:
+                return
+            bound = False
+        kind = self.env.kind
+        tensors = []
+        for i, a in enumerate(c.args):
+            if isinstance(a, ast.Starred):
+                break  # the positions after it are unknown
+            if kind(a) is Kind.TENSOR:
+                tensors.append((i, None, a))
+        for k in c.keywords:
+            if k.arg is not None and kind(k.value) is Kind.TENSOR:
+                tensors.append((None, k.arg, k.value))
+        if tensors:
+            self.calls_out[id(c)] = CallFact(c, module, qualname, bound, tuple(tensors))
+        else:
+            self.calls_out.pop(id(c), None)
 
     # --- GM401/GM402: which arguments Dynamo must read as Python values --------------------------
     def dynamic_repeats(self, c: ast.Call, method: bool) -> bool:
@@ -769,11 +820,13 @@ def _dynamo_asserts(s: ast.Assert) -> bool:
     """Whether Dynamo traces this assert into the graph itself (torch 2.13 rewrites `assert t`
     and `assert t, "constant"` on a tensor into `torch._assert`: one graph, fullgraph too, and the
     check stays under eager and inductor, raising RuntimeError with the message). It does that
-    only for one test expression and a constant message: `assert not t`, `assert a and b` and a
-    message that is not a constant (a name, an f-string) still break (measured with explain)."""
+    only for one test expression and a constant message: `assert not t`, `assert a and b`, a
+    chained comparison `assert a <= b <= c` and a message that is not a constant (a name, an
+    f-string) still break (measured with explain)."""
     if isinstance(s.test, (ast.BoolOp, ast.NamedExpr)) or (
-            isinstance(s.test, ast.UnaryOp) and isinstance(s.test.op, ast.Not)):
-        return False
+            isinstance(s.test, ast.UnaryOp) and isinstance(s.test.op, ast.Not)) or (
+            isinstance(s.test, ast.Compare) and len(s.test.ops) > 1):
+        return False  # `a <= b <= c` takes the truth of `a <= b` before the assert sees anything
     return s.msg is None or (isinstance(s.msg, ast.Constant) and isinstance(s.msg.value, str))
 
 def _is_guard(s: ast.If) -> bool:

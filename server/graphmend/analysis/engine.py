@@ -10,11 +10,13 @@ from __future__ import annotations
 import ast
 import contextlib
 import gc
+import os
 import re
 from dataclasses import dataclass, field
 from dataclasses import replace
 from typing import Callable, Optional
 
+from graphmend.analysis.callers import Seeded, place, seeded_findings
 from graphmend.analysis.detect import FunctionWalker
 from graphmend.analysis.scope import FileScope, file_scope, reach
 from graphmend.analysis.symbols import Symbols, module_name_for, tracking
@@ -50,6 +52,11 @@ class FileSummary:
     walked: Optional[set[str]] = field(default=None, repr=False, compare=False)
     # per function walked: what its findings read of the rest of the file (function_findings)
     reads: dict[str, frozenset] = field(default_factory=dict, repr=False, compare=False)
+    # per function walked: its calls that pass tensors (detect.CallFact; not sent between processes)
+    facts: dict[str, list] = field(default_factory=dict, repr=False, compare=False)
+    # findings that need what a caller of this file passes (analysis/callers.py), in this file or
+    # in the file of the function called
+    seeded: list[Seeded] = field(default_factory=list)
 
 
 class LineIndex:
@@ -181,16 +188,19 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
     for fi in sym.all_functions:
         if fi.qualname in summary.scope.disabled or (wanted is not None and fi.qualname not in wanted):
             continue
-        found = function_findings(fi, sym, lines, text, summary.reads)
+        found = function_findings(fi, sym, lines, text, summary.reads, summary.facts)
         if found:
             summary.by_function[fi.qualname] = found
+    summary.seeded = seeded_findings(sym, text, path, lines, summary.facts, summary.by_function, summary.walked)
     return summary
 
 
 def function_findings(fi, sym: Symbols, lines: LineIndex, text: str,
-                      reads: Optional[dict[str, frozenset]] = None) -> list[Finding]:
+                      reads: Optional[dict[str, frozenset]] = None,
+                      facts: Optional[dict[str, list]] = None) -> list[Finding]:
     """Walk one function and judge its sites. `reads`: receives, under the function's qualname,
-    what its walk and judgement read of other functions and classes (`symbols.tracking`)."""
+    what its walk and judgement read of other functions and classes (`symbols.tracking`);
+    `facts`: its calls that pass tensors (detect.CallFact)."""
     from graphmend.rules import judge  # rules build messages and decide fixability
 
     seen: set = set()
@@ -206,6 +216,11 @@ def function_findings(fi, sym: Symbols, lines: LineIndex, text: str,
                 found.append(judge(site, sym, lines, text))
             except RecursionError:
                 continue
+    if facts is not None:
+        if walker.calls_out:
+            facts[fi.qualname] = list(walker.calls_out.values())
+        else:
+            facts.pop(fi.qualname, None)
     if reads is not None:
         seen.discard(fi.qualname)
         reads[fi.qualname] = reads.get(fi.qualname, frozenset()) | seen  # a name defined twice: both
@@ -219,16 +234,28 @@ def findings_in_scope(summary: FileSummary, reached: dict[str, str], settings: S
         return fa
     for qual, label in reached.items():
         for f in summary.by_function.get(qual, ()):
-            if not settings.enabled(f.code):
-                continue
-            sup = summary.suppressions.get(f.span.start.line, False)
-            if sup is None or (sup and f.code in sup):
-                fa.suppressed += 1
-                continue
-            f.entry = label
-            fa.findings.append(f)
+            _add(fa, summary.suppressions, f, label, settings)
+    for path, label, f in place(summary.seeded, reached):
+        if path == summary.path:
+            _add(fa, summary.suppressions, f, label, settings)
     fa.findings.sort(key=lambda f: (f.span.start.line, f.span.start.col, f.code))
     return fa
+
+
+def _add(fa: FileAnalysis, sups: dict[int, Optional[frozenset[str]]], f: Finding, label: str,
+         settings: Settings) -> None:
+    """Add a finding in scope (`label`: its entry) unless it is disabled, suppressed, or at a site
+    already reported (a second caller seeding the same site, callers.py)."""
+    if not settings.enabled(f.code):
+        return
+    sup = sups.get(f.span.start.line, False)
+    if sup is None or (sup and f.code in sup):
+        fa.suppressed += 1
+        return
+    if any(g.code == f.code and g.span == f.span for g in fa.findings):
+        return  # a second caller seeding the same site (callers.py)
+    f.entry = label
+    fa.findings.append(f)
 
 
 def analyze_source(text: str, path: str = "<string>", settings: Optional[Settings] = None,
@@ -263,8 +290,20 @@ def analyze_many(summaries: list[FileSummary], settings: Settings) -> list[FileA
     scopes = [s.scope for s in summaries if s.scope is not None]
     reached = reach(scopes)
     out = []
+    by_path: dict[str, tuple[FileAnalysis, FileSummary]] = {}
     for s in summaries:
         r = reached.get(s.scope.module, {}) if s.scope else {}
-        out.append(findings_in_scope(s, r, settings))
+        fa = findings_in_scope(s, r, settings)
+        out.append(fa)
+        by_path[os.path.abspath(s.path)] = (fa, s)
+    # what a caller in one file shows of a function in another (callers.py)
+    for s in summaries:
+        r = reached.get(s.scope.module, {}) if s.scope else {}
+        for path, label, f in place(s.seeded, r):
+            target = by_path.get(os.path.abspath(path))
+            if path != s.path and target is not None and target[1].syntax_error is None:
+                _add(target[0], target[1].suppressions, f, label, settings)
+    for fa in out:
+        fa.findings.sort(key=lambda f: (f.span.start.line, f.span.start.col, f.code))
     return out
 

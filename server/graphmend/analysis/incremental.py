@@ -28,6 +28,7 @@ import copy
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
+from graphmend.analysis.callers import seeded_findings
 from graphmend.analysis.engine import FileSummary, LineIndex, _no_gc, function_findings, suppressions
 from graphmend.analysis.scope import FileScope, file_scope, reach
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
@@ -54,6 +55,7 @@ class State:
     workspace: Workspace
     reads: dict[str, frozenset] = field(default_factory=dict)  # per walked function (FileSummary.reads)
     generation: int = 0  # the workspace's search-path generation it was made in
+    facts: dict[str, list] = field(default_factory=dict)  # per walked function (FileSummary.facts)
 
 
 def state_of(summary: FileSummary, text: str, settings: Settings, workspace: Workspace) -> Optional[State]:
@@ -62,7 +64,7 @@ def state_of(summary: FileSummary, text: str, settings: Settings, workspace: Wor
             or summary.lines is None or summary.walked is None:
         return None
     return State(text, summary.lines, summary.symbols, summary.scope, summary.by_function,
-                 summary.walked, settings, workspace, summary.reads, workspace.generation)
+                 summary.walked, settings, workspace, summary.reads, workspace.generation, summary.facts)
 
 
 @dataclass
@@ -298,23 +300,30 @@ def _finish(prev: State, text: str, lines: LineIndex, sym: Symbols, scope: FileS
     walk = {q for q in reached if q in dirty or q in readers or q not in prev.walked} - scope.disabled
     by_function: dict[str, list[Finding]] = {}
     reads: dict[str, frozenset] = {}
+    facts: dict[str, list] = {}
     for q in reached:
         if q in walk or q in scope.disabled:
             continue
         if q in prev.reads:
             reads[q] = prev.reads[q]
+        if q in prev.facts:
+            facts[q] = prev.facts[q]
         old = prev.by_function.get(q)
         if old:
             by_function[q] = [_moved(f, moved) for f in old] if moved else [replace(f) for f in old]
     if walk:
         for fi in sym.all_functions:
             if fi.qualname in walk:
-                got = function_findings(fi, sym, lines, text, reads)
+                got = function_findings(fi, sym, lines, text, reads, facts)
                 if got:
                     by_function[fi.qualname] = got
     summary = FileSummary(path, scope, by_function=by_function, suppressions=suppressions(text), symbols=sym)
     summary.lines, summary.walked, summary.reads = lines, set(reached) - scope.disabled, reads
-    state = State(text, lines, sym, scope, by_function, summary.walked, settings, ws, reads, ws.generation)
+    summary.facts = facts
+    # what callers pass (callers.py): walked again in full, the seeded walks depend on any function
+    summary.seeded = seeded_findings(sym, text, path, lines, facts, by_function, summary.walked)
+    state = State(text, lines, sym, scope, by_function, summary.walked, settings, ws, reads, ws.generation,
+                  facts)
     return Update(summary, dict(reached), state, walk)
 
 

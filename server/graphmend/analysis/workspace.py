@@ -49,6 +49,8 @@ class Workspace:
         self.consulted: set[str] = set()
         # what other modules define, kept between runs (analysis/definitions.py); None: parse them
         self.definitions: Optional[DefinitionsIndex] = None
+        # module_source: module -> (stat, (Symbols, text, path) or None)
+        self._sources: dict[str, tuple] = {}
 
     def add_import_root(self, path: str) -> bool:
         """Search the import root of the file `path` too (after the workspace roots), as
@@ -62,6 +64,7 @@ class Workspace:
         self.search_path.insert(len(self.roots), root)
         Workspace.module_file.cache_clear()
         self._symbols.clear()
+        self._sources.clear()
         self._module_cache.clear()
         self._jedi_cache.clear()
         self.generation += 1
@@ -111,6 +114,28 @@ class Workspace:
                 index.add(f, modname, stat, sym)
         self._symbols[modname] = sym
         return sym
+
+    def module_source(self, modname: str) -> Optional[tuple[Symbols, str, str]]:
+        """A module's full Symbols (function bodies collected, as for the checked file), its text
+        and path: for walking one of its functions with what a caller passes
+        (analysis/callers.py). Parsed once per workspace; the file counts as consulted."""
+        f = self.module_file(modname)
+        if not f:
+            return None
+        self.consulted.add(f)
+        stat = stat_of(f)  # a module edited since (the language server lives long) is read again
+        held = self._sources.get(modname)
+        if held is not None and held[0] == stat:
+            return held[1]
+        try:
+            text = Path(f).read_text(encoding="utf-8-sig")
+            sym = Symbols(ast.parse(text), modname, is_package=f.endswith("__init__.py"))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+            self._sources[modname] = (stat, None)
+            return None
+        sym.workspace = self
+        self._sources[modname] = (stat, (sym, text, f))
+        return sym, text, f
 
     def resolve_class(self, dotted: str, depth: int = 0) -> Optional[tuple[Symbols, ClassInfo]]:
         """"transformers.modeling_utils.PreTrainedModel" -> its Symbols and ClassInfo."""

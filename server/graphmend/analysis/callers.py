@@ -1,0 +1,241 @@
+"""Parameters that only a caller shows to be tensors.
+
+A helper written without annotations or docstrings gives its own walk nothing to go on:
+
+    def linear_interp(t0, y0, t1, y1, t):
+        assert t0 <= t <= t1, "order"        # breaks when t0, t, t1 are tensors
+
+Its parameters are unknown, and unknown is never reported (precision first). What the helper
+does not say, its callers do: `linear_interp(t0=prev_t, ..., t=out_t)` in a function where
+`prev_t = ts[0]` of a `ts: Tensor`. Each walk records the calls it makes to functions the
+analysis can walk (this file's functions and methods, other modules' functions the workspace
+finds) with the arguments that are tensors there (detect.CallFact). This module walks each such
+callee again with those parameters seeded as tensors (only those its own header and body leave
+unknown) and keeps the sites the seeded walk finds that the plain walk did not; the seeded
+walk's own calls are followed the same way, up to MAX_DEPTH calls from the first caller.
+
+Such a finding counts only where its first caller is in scope (reached from a compiled entry):
+`engine.findings_in_scope` and `analyze_many` filter on `Seeded.caller`, and put the findings of
+another file's function into that file's results when it is checked too. They are reported
+without a fix: the mend would change the helper for every caller, including those that pass
+numbers; an annotation (`t0: torch.Tensor`) makes the plain walk find the site, with its mend.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Optional
+
+from graphmend.analysis.astwalk import walk as fast_walk
+from graphmend.analysis.detect import CallFact, FunctionWalker
+from graphmend.analysis.symbols import FunctionInfo, Symbols
+from graphmend.findings import Applicability, Finding
+
+if TYPE_CHECKING:
+    from graphmend.analysis.engine import LineIndex
+
+MAX_DEPTH = 3  # a caller's callee's callee
+MAX_WALKS = 200  # seeded walks per file: a bound on the cost, never reached on transformers
+
+
+@dataclass
+class Seeded:
+    """A finding in `path` that needs what the function `caller` of the summarized file passes."""
+
+    caller: str  # qualname, in the summarized file, of the call chain's first function
+    path: str  # the file the finding lies in
+    finding: Finding
+
+
+@dataclass
+class _Source:
+    symbols: Symbols
+    text: str
+    path: str
+    lines: "LineIndex"
+
+
+def _function(sym: Symbols, qualname: str, depth: int = 0) -> Optional[tuple[Symbols, FunctionInfo]]:
+    """A module-level function or a method of a module-level class, by qualname."""
+    if "." not in qualname:
+        fi = sym.functions.get(qualname)
+        if fi is not None:
+            return sym, fi
+        target = sym.imports.get(qualname)  # a re-export: `from .impl import f`
+        ws = sym.workspace
+        if target and "." in target and ws is not None and depth < 3:
+            mod, name = target.rsplit(".", 1)
+            found = ws.module_source(mod)
+            if found is not None:
+                return _function(found[0], name, depth + 1)
+        return None
+    cls, _, meth = qualname.partition(".")
+    ci = sym.classes.get(cls)
+    fi = ci.methods.get(meth) if ci is not None else None
+    return (sym, fi) if fi is not None and fi.qualname == qualname else None
+
+
+def _params(fi: FunctionInfo, fact: CallFact) -> dict[str, ast.expr]:
+    """The callee's parameters the call's tensor arguments bind."""
+    a = fi.node.args
+    positional = [*a.posonlyargs, *a.args]
+    by_keyword = {x.arg for x in [*a.args, *a.kwonlyargs]}
+    if fact.bound:
+        positional = positional[1:]
+    out: dict[str, ast.expr] = {}
+    for pos, kw, node in fact.tensors:
+        if pos is not None:
+            if pos < len(positional):
+                out[positional[pos].arg] = node
+        elif kw in by_keyword:
+            out[kw] = node
+    return out
+
+
+def _short(e: ast.expr, limit: int = 40) -> str:
+    text = ast.unparse(e)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _site_keys(sites) -> set[tuple[str, int]]:
+    return {(s.code, id(s.node)) for s in sites}
+
+
+def _walk(sym: Symbols, fi: FunctionInfo, seeds: Optional[dict[str, tuple]] = None) -> Optional[FunctionWalker]:
+    """The walk of `fi` (None: too deep to walk); with `seeds`, only when one of them is a
+    parameter the function itself leaves unknown (most are annotated or documented tensors)."""
+    try:
+        walker = FunctionWalker(sym, fi, seeds)
+        if seeds is None or walker.env.seeded:
+            walker.run()
+    except RecursionError:
+        return None
+    return walker
+
+
+def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
+                    facts: dict[str, list[CallFact]], base: dict[str, list[Finding]],
+                    walked: Optional[set[str]]) -> list[Seeded]:
+    """The findings that the callers' tensor arguments reveal. `facts`: the calls of each walked
+    function of the file; `base`: the findings of the walked functions (`walked`; None: all)."""
+    from graphmend.rules import judge
+
+    if not facts:
+        return []
+    ws = sym.workspace
+    here = _Source(sym, text, path, lines)
+    sources: dict[str, Optional[_Source]] = {sym.module: here}
+
+    def source(module: str) -> Optional[_Source]:
+        if module not in sources:
+            found = ws.module_source(module) if ws is not None else None
+            if found is None:
+                sources[module] = None
+            else:
+                from graphmend.analysis.engine import LineIndex
+                fsym, ftext, fpath = found
+                sources[module] = _Source(fsym, ftext, fpath, LineIndex(ftext))
+        return sources[module]
+
+    plain: dict[int, set[tuple[str, int]]] = {}  # id(FunctionInfo) -> its sites without seeds
+
+    def plain_sites(src: _Source, fi: FunctionInfo) -> set[tuple[str, int]]:
+        if id(fi) not in plain:
+            own = base.get(fi.qualname) if src is here else None
+            if own is not None or (src is here and (walked is None or fi.qualname in walked)):
+                plain[id(fi)] = _site_keys(f.site for f in own or () if f.site is not None)
+            else:
+                w = _walk(src.symbols, fi)
+                plain[id(fi)] = _site_keys(w.sites) if w is not None else set()
+        return plain[id(fi)]
+
+    out: list[Seeded] = []
+    done: dict[tuple, list[tuple[str, Finding]]] = {}  # (module, qualname, seeds) -> (path, finding)
+    work = [(caller, caller, here, fact, 0) for caller, fs in facts.items() for fact in fs]
+    walks = 0
+    while work:
+        origin, via, via_src, fact, depth = work.pop()
+        src = source(fact.module)
+        if src is None:
+            continue
+        found = _function(src.symbols, fact.qualname)
+        if found is None:
+            continue
+        tsym, tfi = found
+        if tsym is not src.symbols:  # a re-export: the function lives in another module
+            tsrc = next((s for s in sources.values() if s is not None and s.symbols is tsym), None)
+            if tsrc is None:
+                tsrc = source(tsym.module)
+            if tsrc is None or tsrc.symbols is not tsym:
+                continue
+            src = tsrc
+        if tfi.node.decorator_list and any(isinstance(d, ast.Name) and d.id == "property"
+                                           for d in tfi.node.decorator_list):
+            continue
+        bound = _params(tfi, fact)
+        if not bound:
+            continue
+        where = f"line {fact.node.lineno}" if via_src is src else \
+            f"{os.path.basename(via_src.path)}:{fact.node.lineno}"
+        seeds = {p: (via.rsplit(".", 1)[-1], where, _short(e)) for p, e in bound.items()}
+        key = (src.symbols.module, tfi.qualname, frozenset(seeds.items()))
+        if key in done:
+            out.extend(Seeded(origin, p, f) for p, f in done[key])
+            continue
+        if walks >= MAX_WALKS:
+            continue
+        walks += 1
+        walker = _walk(src.symbols, tfi, seeds)
+        if walker is None or not walker.env.seeded:
+            done[key] = []
+            continue
+        known = plain_sites(src, tfi)
+        made: list[tuple[str, Finding]] = []
+        for site in walker.sites:
+            if (site.code, id(site.node)) in known:
+                continue
+            try:
+                f = judge(site, src.symbols, src.lines, src.text)
+            except RecursionError:
+                continue
+            made.append((src.path, _decorate(f, tfi, site, walker.env.seeded)))
+        done[key] = made
+        out.extend(Seeded(origin, p, f) for p, f in made)
+        if depth + 1 < MAX_DEPTH:
+            work.extend((origin, tfi.qualname, src, nf, depth + 1) for nf in walker.calls_out.values())
+    return out
+
+
+def _decorate(f: Finding, fi: FunctionInfo, site, seeded: dict[str, tuple[str, str, str]]) -> Finding:
+    """The finding of a seeded walk: which parameters the break needs to be tensors and which
+    caller passes them; no fix (see the module docstring)."""
+    read = {n.id for n in fast_walk(site.test if site.test is not None else site.node) if isinstance(n, ast.Name)}
+    names = [p for p in seeded if p in read] or list(seeded)
+    one = len(names) == 1
+    listed = ", ".join(f"`{n}`" for n in names)
+    callers = sorted({(seeded[n][0], seeded[n][1]) for n in names})
+    if one:
+        caller, where, arg = seeded[names[0]]
+        how = f"`{caller}()` passes `{arg}` ({where})"
+    else:
+        how = "; ".join(f"`{c}()` passes tensors for them ({w})" for c, w in callers)
+    verb = "is a tensor" if one else "are tensors"
+    note = f"{listed} {verb} here: {how}"
+    annotate = ", ".join(f"`{n}: torch.Tensor`" for n in names)
+    reason = (f"only a caller shows that {listed} {verb} ({how}); a mend here would change "
+              f"`{fi.qualname}()` for every caller, those that pass Python numbers too. Annotate "
+              f"{annotate} to have the mend offered")
+    return replace(f, note=f"{f.note}; {note}" if f.note else note, applicability=Applicability.NONE,
+                   decline_reason=reason, fix_title=None)
+
+
+def place(seeded: list[Seeded], reached: dict[str, str]) -> list[tuple[str, str, Finding]]:
+    """(path, entry label, finding) of the seeded findings whose first caller is reached."""
+    out = []
+    for s in seeded:
+        label = reached.get(s.caller)
+        if label is not None:
+            out.append((s.path, label, s.finding))
+    return out

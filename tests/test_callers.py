@@ -1,0 +1,249 @@
+"""Parameters that only a caller shows to be tensors (analysis/callers.py).
+
+Each case is analysed statically and run under Dynamo (`torch._dynamo.explain`): a helper with
+unannotated parameters is reported exactly where Dynamo breaks in it, with the caller named and
+no fix offered; called with Python numbers, or from code that is not compiled, it is not.
+Across files (`graphmend check` of a package), in the cache, and in the editor's incremental
+re-analysis.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import textwrap
+import time
+
+import pytest
+import torch
+
+from difftest import load_module
+from graphmend import scan
+from graphmend.analysis import analyze_source
+from graphmend.analysis.workspace import Workspace
+from graphmend.cache import ScanCache
+from graphmend.config import Settings
+from graphmend.findings import Applicability
+from graphmend.lsp import checker
+
+
+def break_lines(fn, *args, path: str) -> set[int]:
+    """The lines of `path` where Dynamo breaks, per explain (innermost frame in that file)."""
+    torch._dynamo.reset()
+    logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
+    try:
+        ex = torch._dynamo.explain(fn)(*args)
+    finally:
+        torch._dynamo.reset()
+    out = set()
+    for r in ex.break_reasons:
+        frames = [f for f in r.user_stack if os.path.samefile(f.filename, path)] if r.user_stack else []
+        if frames:
+            out.add(frames[-1].lineno)
+    return out
+
+
+def sites(findings) -> set[tuple[str, int]]:
+    return {(f.code, f.span.start.line) for f in findings}
+
+
+HELPERS = """\
+import torch
+
+
+def clip(x, hi):
+    if x > hi:
+        return hi
+    return x
+
+
+def interp(t0, y0, t1, y1, t):
+    assert t0 <= t <= t1, "out of order"
+    return (t1 - t) / (t1 - t0) * y0 + (t - t0) / (t1 - t0) * y1
+
+
+def outer(x):
+    return inner(x * 2)
+
+
+def inner(z):
+    if z > 0:
+        return z
+    return -z
+
+
+@torch.compile
+def f(ts: torch.Tensor, y: torch.Tensor):
+    a = clip(ts[0], 1.0)
+    b = interp(ts[0], y, ts[1], y * 2, (ts[0] + ts[1]) * 0.5)
+    return a + b + outer(ts[1])
+
+
+@torch.compile
+def numbers(y: torch.Tensor):
+    return y * clip(0.5, 1.0) + interp(0.0, 1.0, 1.0, 2.0, 0.5)
+
+
+def eager(ts: torch.Tensor):  # never compiled: what it passes puts nothing in scope
+    return clip(ts[0], 1.0)
+"""
+
+
+def test_a_helper_is_reported_where_a_compiled_caller_passes_tensors(tmp_path):
+    path = tmp_path / "helpers.py"
+    path.write_text(HELPERS)
+    found = analyze_source(HELPERS, str(path)).findings
+    # clip's branch, interp's chained assert (Python takes the truth of `t0 <= t` first), and
+    # inner's branch two calls away from f
+    assert sites(found) == {("GM201", 5), ("GM301", 11), ("GM201", 20)}
+    by_line = {f.span.start.line: f for f in found}
+    assert "`x` is a tensor here: `f()` passes `ts[0]` (line 27)" in by_line[5].note
+    assert "`t0`, `t1`, `t` are tensors here" in by_line[11].note  # y0, y1 are not read by the assert
+    assert "`outer()` passes `x * 2` (line 16)" in by_line[20].note
+    for fd in found:
+        assert fd.applicability is Applicability.NONE and fd.fix_title is None
+        assert "Annotate" in fd.decline_reason and "for every caller" in fd.decline_reason
+        assert fd.entry and fd.entry.startswith("f")
+    # Dynamo agrees, line for line; with numbers nothing breaks
+    mod = load_module(HELPERS, tmp_path, "helpers_run")
+    ts, y = torch.tensor([0.2, 0.9]), torch.ones(3)
+    assert break_lines(mod.f, ts, y, path=mod.__file__) == {5, 11, 20}
+    assert break_lines(mod.numbers, y, path=mod.__file__) == set()
+
+
+def test_numbers_or_an_uncompiled_caller_give_no_finding():
+    only_numbers = HELPERS.replace("@torch.compile\ndef f(", "def f(")
+    assert analyze_source(only_numbers, "helpers.py").findings == []
+
+
+def test_an_annotated_parameter_keeps_its_plain_finding_and_fix():
+    annotated = HELPERS.replace("def clip(x, hi):", "def clip(x: torch.Tensor, hi):")
+    found = {f.span.start.line: f for f in analyze_source(annotated, "helpers.py").findings}
+    assert found[5].code == "GM201"  # the plain walk's finding, as before (its own decline reason)
+    assert "passes" not in (found[5].note or "") and not found[5].decline_reason.startswith("only a caller")
+    assert sum(1 for f in analyze_source(annotated, "helpers.py").findings if f.span.start.line == 5) == 1
+
+
+INTERP = """\
+def linear_interp(t0, y0, t1, y1, t):
+    assert t0 <= t <= t1, f"Incorrect time order: t0={t0}, t={t}, t1={t1}."
+    return (t1 - t) / (t1 - t0) * y0 + (t - t0) / (t1 - t0) * y1
+"""
+
+SOLVER = """\
+import torch
+from torch import Tensor
+
+from . import interp
+
+
+class Solver(torch.nn.Module):
+    def forward(self, y0: Tensor, ts: Tensor) -> Tensor:
+        ys = [y0]
+        for i in range(1, ts.shape[0]):
+            ys.append(interp.linear_interp(t0=ts[i - 1], y0=ys[-1], t1=ts[i], y1=ys[-1] * 2,
+                                           t=(ts[i - 1] + ts[i]) / 2))
+        return torch.stack(ys)
+"""
+
+
+def _package(root):
+    pkg = root / "solvepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "interp.py").write_text(INTERP)
+    (pkg / "solver.py").write_text(SOLVER)
+    return pkg
+
+
+def test_across_files_the_finding_lands_in_the_callee_file(tmp_path, monkeypatch):
+    pkg = _package(tmp_path)
+    settings = Settings()
+    files = [str(pkg / "interp.py"), str(pkg / "solver.py")]
+    res = {os.path.basename(r.path): r for r in scan.check_files(files, settings, jobs=1)}
+    assert sites(res["interp.py"].findings) == {("GM301", 2)}
+    fd = res["interp.py"].findings[0]
+    assert "solver.py:11" in fd.note and fd.entry == "Solver.forward"
+    assert res["solver.py"].findings == []
+    # interp.py alone has no caller; solver.py alone does not report in a file it was not asked about
+    assert scan.check_files([files[0]], settings, jobs=1)[0].findings == []
+    assert scan.check_files([files[1]], settings, jobs=1)[0].findings == []
+    # Dynamo breaks there
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("solvepkg.solver", None)
+    from solvepkg import solver
+    ts = torch.linspace(0.0, 0.3, 3)
+    assert break_lines(solver.Solver(), torch.ones(2), ts, path=str(pkg / "interp.py")) == {2}
+
+
+def test_the_cache_keeps_them_and_a_changed_callee_is_read_again(tmp_path):
+    pkg = _package(tmp_path)
+    settings = Settings()
+    files = [str(pkg / "interp.py"), str(pkg / "solver.py")]
+    cache_dir = str(tmp_path / "cache")
+
+    def run():
+        cache = ScanCache(cache_dir, settings)
+        out = {os.path.basename(r.path): sites(r.findings) for r in
+               scan.check_files(files, settings, jobs=1, cache=cache)}
+        cache.save()
+        return out, cache
+
+    cold, _ = run()
+    warm, cache = run()
+    assert warm == cold == {"interp.py": {("GM301", 2)}, "solver.py": set()} and cache.hits == 2
+    time.sleep(0.01)
+    (pkg / "interp.py").write_text(INTERP.replace("    assert t0 <= t <= t1", "    # assert t0 <= t <= t1"))
+    changed, cache = run()
+    assert changed == {"interp.py": set(), "solver.py": set()}
+    assert cache.misses == 2  # interp.py itself, and solver.py that walked its function
+
+
+def test_the_editor_follows_an_edit_of_the_caller(tmp_path):
+    """The incremental re-analysis of an edit in the caller gives what a full check gives."""
+    path = str(tmp_path / "helpers.py")
+    settings, ws = Settings(), Workspace([str(tmp_path)])
+    first = checker.check(HELPERS, path, 1, settings, ws, {})
+    assert sites(first.findings) == {("GM201", 5), ("GM301", 11), ("GM201", 20)}
+    # f now passes a number to clip (same line count: the incremental path)
+    edited = HELPERS.replace("a = clip(ts[0], 1.0)", "a = clip(0.25, 1.0)  ")
+    second = checker.check(edited, path, 2, settings, ws, {}, previous=first)
+    assert second.rewalked is not None  # incremental
+    assert sites(second.findings) == {("GM301", 11), ("GM201", 20)}
+    full = checker.check(edited, path, 2, settings, Workspace([str(tmp_path)]), {})
+    assert [(f.code, f.span, f.note) for f in second.findings] == [(f.code, f.span, f.note) for f in full.findings]
+    back = checker.check(HELPERS, path, 3, settings, ws, {}, previous=second)
+    assert sites(back.findings) == sites(first.findings)
+
+
+METHODS = """\
+import torch
+
+
+class Block(torch.nn.Module):
+    def forward(self, x: torch.Tensor, scale=2.0):
+        y = self.gate(x, scale)
+        return self.shift(y.sum(), y)
+
+    def gate(self, v, s):
+        if s > 1.0:  # s is the Python float forward passes: no break
+            v = v * s
+        if v > 0:  # v is forward's tensor
+            return v
+        return -v
+
+    @staticmethod
+    def shift(total, y):
+        return y - 1 if total > 3 else y
+"""
+
+
+def test_methods_called_on_self(tmp_path):
+    found = analyze_source(METHODS, str(tmp_path / "block.py")).findings
+    assert sites(found) == {("GM201", 12), ("GM201", 18)}  # bound: self skipped; static: not
+    notes = {f.span.start.line: f.note for f in found}
+    assert "`v` is a tensor here: `forward()` passes `x` (line 6)" in notes[12]
+    assert "`total` is a tensor here: `forward()` passes `y.sum()` (line 7)" in notes[18]
+    mod = load_module(METHODS, tmp_path, "block_run")
+    assert break_lines(mod.Block(), torch.ones(1), path=mod.__file__) == {12, 18}
