@@ -646,9 +646,11 @@ def graph_break_log(records: list[str]) -> list[dict[str, Any]]:
 
 
 def line_coverage(fn, marker: str = "/transformers/") -> dict[str, list[int]]:
-    """Lines executed by ``fn()`` in files whose path contains ``marker`` (``sys.settrace``; only
-    frames of those files get a local tracer, so the rest of the call runs at near full speed).
-    Keys are package-relative short paths (``transformers/models/t5/modeling_t5.py``)."""
+    """Lines executed by ``fn()`` in files whose path contains ``marker`` (a comma list: any of
+    them; ``sys.settrace``; only frames of those files get a local tracer, so the rest of the call
+    runs at near full speed). Keys are package-relative short paths
+    (``transformers/models/t5/modeling_t5.py``)."""
+    markers = marker.split(",")
     lines: dict[str, set[int]] = {}
     keep: dict[str, bool] = {}
 
@@ -661,7 +663,8 @@ def line_coverage(fn, marker: str = "/transformers/") -> dict[str, list[int]]:
         fname = frame.f_code.co_filename
         ok = keep.get(fname)
         if ok is None:
-            ok = keep[fname] = marker in fname.replace(os.sep, "/")
+            norm = fname.replace(os.sep, "/")
+            ok = keep[fname] = any(m in norm for m in markers)
         if not ok:
             return None
         lines.setdefault(fname, set()).add(frame.f_lineno)

@@ -125,27 +125,31 @@ def kind_of(reason: dict[str, Any]) -> str | None:
     return next((g for key, g in SUMMARY_GB if key in text), None)
 
 
-def break_sites(res: dict[str, Any], package: str, site: Path) -> list[dict[str, Any]]:
-    """Deduplicated break sites (innermost frame in the package) of one child result, backend and
-    explain together; a break with no frame in the package is one site `<outside PACKAGE>`."""
+def _inside(rel: str, packages: tuple[str, ...]) -> bool:
+    return rel.startswith(tuple(p + "/" for p in packages))
+
+
+def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> list[dict[str, Any]]:
+    """Deduplicated break sites (innermost frame in the entry's packages) of one child result,
+    backend and explain together; a break with no frame in them is one site `<outside PACKAGES>`."""
     reasons = [r for r in res.get("break_reasons") or []]
     reasons += [r for r in (res.get("explain") or {}).get("break_reasons") or []]
     out: dict[tuple, dict[str, Any]] = {}
     for r in reasons:
-        frames = [f for f in r.get("user_stack") or [] if _rel(f.get("file", ""), site).startswith(package + "/")]
+        frames = [f for f in r.get("user_stack") or [] if _inside(_rel(f.get("file", ""), site), packages)]
         if frames:
             inner = frames[-1]
             key = (_rel(inner["file"], site), inner["line"])
             src = inner.get("source", "")
         else:
-            key, src = (f"<outside {package}>", 0), ""
+            key, src = (f"<outside {', '.join(packages)}>", 0), ""
         s = out.setdefault(key, {"file": key[0], "line": key[1], "source": src, "kind": kind_of(r),
                                  "summary": (r.get("summary") or "")[:120], "stack": set(), "count": 0})
         s["stack"] |= {(_rel(f["file"], site), f["line"]) for f in frames[:-1]}
         s["count"] += 1
     for b in res.get("graph_break_log") or []:  # also breaks whose graph before them was empty
         rel = _rel(b["file"], site)
-        if not rel.startswith(package + "/"):
+        if not _inside(rel, packages):
             continue
         s = out.setdefault((rel, b["line"]), {"file": rel, "line": b["line"], "source": "", "kind": b.get("gb"),
                                               "summary": (b.get("reason") or "")[:120], "stack": set(),
@@ -162,7 +166,7 @@ def _span(f: dict[str, Any]) -> range:
     return range(f["line"], (f.get("end_line") or f["line"]) + 1)
 
 
-def skipped_regions(res: dict[str, Any], package: str, site: Path) -> list[tuple[str, int, int, str]]:
+def skipped_regions(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> list[tuple[str, int, int, str]]:
     """(file, first line, last line, name) of the code Dynamo gave up on: the frame each
     "Skipping the function and falling back to eager" log record names ("frame skipped: NAME
     (FILE line N)", recorded by the child as `skipped_frame`; a break inside a loop skips the frame
@@ -173,7 +177,7 @@ def skipped_regions(res: dict[str, Any], package: str, site: Path) -> list[tuple
     for b in res.get("skipped_functions") or []:
         sf = b.get("skipped_frame") or {}
         rel = _rel(sf.get("file", ""), site)
-        if not rel.startswith(package + "/"):
+        if not _inside(rel, packages):
             continue
         try:
             tree = ast.parse((site / rel).read_text(encoding="utf-8"))
@@ -195,19 +199,19 @@ def skipped_regions(res: dict[str, Any], package: str, site: Path) -> list[tuple
 
 
 def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list[dict[str, Any]],
-             package: str, site: Path, training: bool = False) -> dict[str, Any]:
+             packages: tuple[str, ...], site: Path, training: bool = False) -> dict[str, Any]:
     """`training`: the entry runs its modules in training mode (a finding that breaks only in eval,
     or only in training, is reported apart when the run is in the other mode)."""
-    sites = break_sites(orig, package, site)
+    sites = break_sites(orig, packages, site)
     named = [s for s in sites if s["named"]]
     hits, misses = [], []
     for s in named:
         direct = [f for f in findings if f["file"] == s["file"] and s["line"] in _span(f)]
         (hits if direct else misses).append({**s, "codes": sorted({f["code"] for f in direct})})
-    cov = {k if k.startswith(package + "/") else _rel(k, site): set(v) for k, v in (orig.get("coverage") or {}).items()}
+    cov = {k if _inside(k, packages) else _rel(k, site): set(v) for k, v in (orig.get("coverage") or {}).items()}
     frames = [(s["file"], s["line"]) for s in sites] + [fl for s in sites for fl in s["stack"]]
     executed, confirmed, false_alarms, conditional, masked, undecided = [], [], [], [], [], []
-    skipped = skipped_regions(orig, package, site)
+    skipped = skipped_regions(orig, packages, site)
     for f in findings:
         if not any(ln in cov.get(f["file"], ()) for ln in _span(f)):
             continue
@@ -235,7 +239,7 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
             false_alarms.append(f)
     still = []
     if mended is not None:
-        m_sites = break_sites(mended, package, site)
+        m_sites = break_sites(mended, packages, site)
         m_frames = [(s["file"], s["line"], s) for s in m_sites] + [(fl[0], fl[1], s) for s in m_sites
                                                                    for fl in s["stack"]]
         for f in findings:
@@ -268,8 +272,8 @@ def measure(name: str, *, py: Path, site: Path, timeout: float, log) -> dict[str
         orig = bench.run_child(name, python=str(py), outputs=str(Path(tmp) / "o.pt"), timeout=timeout, calls=1,
                                extra_args=["--realcode", "--coverage"])
         row["original"] = orig
-        log(f"[{name}] mended (import hook, scope {e.package}) ...")
-        hook = ["--hook", e.package, "--hook-unsafe", "--hook-cache-dir", "none"]
+        log(f"[{name}] mended (import hook, scope {','.join(e.packages)}) ...")
+        hook = ["--hook", ",".join(e.packages), "--hook-unsafe", "--hook-cache-dir", "none"]
         # --coverage on both sides: the coverage call is one more eager call, and a training step
         # or an EMA update changes the state the compiled call starts from
         mended = bench.run_child(name, python=str(py), path_prefix=[str(bench.SERVER)], hook=hook,
@@ -282,7 +286,7 @@ def measure(name: str, *, py: Path, site: Path, timeout: float, log) -> dict[str
     row["static_error"] = static.get("error")
     if orig.get("ok"):
         row.update(evaluate(orig, mended if mended.get("ok") else None, static.get("findings") or [],
-                            e.package, site, training=e.training))
+                            e.packages, site, training=e.training))
     h = mended.get("hook") or {}
     row["hook"] = {k: h.get(k) for k in ("modules", "mended_modules", "fixes", "failed")}
     row["seconds"] = round(time.perf_counter() - t0, 1)

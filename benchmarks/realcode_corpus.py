@@ -37,10 +37,17 @@ class Entry:
     # (a sampler loop calling `scheduler.step`, a function calling `odeint`), so no entry inside
     # the package reaches the code
     scope: str = "default"
+    # packages the entry's code runs through, checked, mended and scored with it (gpytorch's
+    # computations are linear_operator's: a break there has no frame in gpytorch)
+    also: tuple[str, ...] = ()
+
+    @property
+    def packages(self) -> tuple[str, ...]:
+        return (self.package, *self.also)
 
     @property
     def marker(self) -> str:
-        return f"/{self.package}/"
+        return ",".join(f"/{p}/" for p in self.packages)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -545,9 +552,10 @@ ENTRIES = {e.name: e for e in [
     Entry("reformer-lm", "reformer_pytorch", "reformer-pytorch==1.4.4", "ReformerLM (LSH attention), eval forward",
           _reformer, ["reformer_pytorch"]),
     Entry("gpytorch-predict", "gpytorch", "gpytorch==1.15.2", "ExactGP (RBF) posterior mean and variance",
-          _gpytorch(False), ["gpytorch"], scope="module"),
+          _gpytorch(False), ["gpytorch", "linear_operator"], scope="module", also=("linear_operator",)),
     Entry("gpytorch-mll", "gpytorch", "gpytorch==1.15.2", "ExactGP marginal log likelihood (training mode)",
-          _gpytorch(True), ["gpytorch"], training=True, scope="module"),
+          _gpytorch(True), ["gpytorch", "linear_operator"], training=True, scope="module",
+          also=("linear_operator",)),
     Entry("zuko-nsf", "zuko", "zuko==1.6.0", "NSF (conditional spline flow): log_prob in a user function", _zuko,
           ["zuko"], scope="module"),
     Entry("e3nn-tp", "e3nn", "e3nn==0.6.0", "FullyConnectedTensorProduct, forward", _e3nn, ["e3nn"]),

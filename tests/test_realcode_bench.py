@@ -55,7 +55,7 @@ MENDED = {"ok": True, "breaks": 1, "break_reasons": [], "explain": {"break_reaso
 
 
 def test_sites_recall_precision_and_still_breaking():
-    r = _bench().evaluate(ORIGINAL, MENDED, FINDINGS, "pkg", SITE)
+    r = _bench().evaluate(ORIGINAL, MENDED, FINDINGS, ("pkg",), SITE)
     assert (r["sites"], r["named_sites"], r["found"], r["recall"]) == (4, 3, 3, 1.0)
     assert [(s["file"], s["line"]) for s in r["other_sites"]] == [("<outside pkg>", 0)]
     assert (r["findings_executed"], r["confirmed"], r["precision"]) == (5, 4, 0.8)
@@ -65,7 +65,7 @@ def test_sites_recall_precision_and_still_breaking():
 
 def test_a_site_no_finding_spans_is_a_miss():
     findings = [f for f in FINDINGS if f["code"] != "GM402"]
-    r = _bench().evaluate(ORIGINAL, None, findings, "pkg", SITE)
+    r = _bench().evaluate(ORIGINAL, None, findings, ("pkg",), SITE)
     assert (r["found"], r["recall"]) == (2, round(2 / 3, 3))
     assert [(m["file"], m["line"], m["kind"]) for m in r["misses"]] == [("pkg/b.py", 10, "GB0036")]
     assert r["still_breaking"] == []  # no mended run: nothing is claimed either way
@@ -74,7 +74,7 @@ def test_a_site_no_finding_spans_is_a_miss():
 def test_report_totals_and_lists():
     bench = _bench()
     row = {"name": "toy", "dist": "pkg==1", "original": ORIGINAL, "mended": MENDED, "hook": {"fixes": 2},
-           **bench.evaluate(ORIGINAL, MENDED, FINDINGS, "pkg", SITE)}
+           **bench.evaluate(ORIGINAL, MENDED, FINDINGS, ("pkg",), SITE)}
     data = {"rows": [row], "totals": bench.totals([row])}
     t = data["totals"]
     assert (t["breaks_before"], t["breaks_after"], t["false_alarms"], t["still_breaking"]) == (2, 1, 1, 1)
@@ -104,13 +104,13 @@ def test_skipped_frames_and_unmet_conditions_are_apart(tmp_path):
     findings = [_f("pkg/m.py", 3, "GM201"), _f("pkg/m.py", 5, "GM201"), _f("pkg/m.py", 12, "GM201"),
                 _f("pkg/m.py", 10, "GM403"), {**_f("pkg/m.py", 11, "GM403"), "condition": {"training": True}}]
     bench = _bench()
-    assert bench.skipped_regions(orig, "pkg", site) == [("pkg/m.py", 1, 6, "f"), ("pkg/m.py", 11, 13, "g")]
-    r = bench.evaluate(orig, None, findings, "pkg", site)  # an eval run
+    assert bench.skipped_regions(orig, ("pkg",), site) == [("pkg/m.py", 1, 6, "f"), ("pkg/m.py", 11, 13, "g")]
+    r = bench.evaluate(orig, None, findings, ("pkg",), site)  # an eval run
     assert [(f["line"], f["function"]) for f in r["masked_by_skip"]] == [(5, "f"), (12, "g")]
     assert [f["line"] for f in r["conditional_not_met"]] == [11]
     assert [f["line"] for f in r["false_alarms"]] == [10]  # before the resume point: still scored
     assert (r["findings_executed"], r["confirmed"]) == (2, 1)
-    r = bench.evaluate(orig, None, findings, "pkg", site, training=True)  # in training it is scored
+    r = bench.evaluate(orig, None, findings, ("pkg",), site, training=True)  # in training it is scored
     assert r["conditional_not_met"] == []
     assert sorted(f["line"] for f in r["masked_by_skip"]) == [5, 11, 12]
 
@@ -129,7 +129,7 @@ def test_conditions_the_scoring_cannot_evaluate_are_apart_unless_they_broke():
                 {**_f("pkg/a.py", 12, "GM201"), "condition": grid},   # broke there: confirmed
                 {**_f("pkg/a.py", 5, "GM403"), "condition": train_only}]  # caller frame: confirmed
     bench = _bench()
-    r = bench.evaluate({**ORIGINAL, "graph_break_log": []}, None, findings, "pkg", SITE, training=True)
+    r = bench.evaluate({**ORIGINAL, "graph_break_log": []}, None, findings, ("pkg",), SITE, training=True)
     assert [f["line"] for f in r["conditional_undecided"]] == [30, 20]
     assert r["false_alarms"] == [] and (r["findings_executed"], r["confirmed"]) == (2, 2)
     row = {"name": "toy", "dist": "pkg==1", "original": ORIGINAL, "mended": None, **r}
@@ -138,5 +138,28 @@ def test_conditions_the_scoring_cannot_evaluate_are_apart_unless_they_broke():
     assert "2 conditional findings that did not break" in md
     # the same finding without its value condition is a false alarm
     r = bench.evaluate({**ORIGINAL, "graph_break_log": []}, None,
-                       [{**_f("pkg/a.py", 30, "GM201"), "condition": train_only}], "pkg", SITE, training=True)
+                       [{**_f("pkg/a.py", 30, "GM201"), "condition": train_only}], ("pkg",), SITE, training=True)
     assert [f["line"] for f in r["false_alarms"]] == [30] and r["conditional_undecided"] == []
+
+
+def test_a_second_package_of_the_entry_is_scored_with_it():
+    """gpytorch's computations run in linear_operator: a break there has no frame in gpytorch. With
+    `also=("linear_operator",)` the entry checks both, and such a break is a site of its own
+    (found or missed), not `<outside gpytorch>`."""
+    orig = {"ok": True, "breaks": 1, "graph_break_log": [], "explain": {"break_reasons": []},
+            "break_reasons": [{"summary": "Attempted to call function marked as skipped", "gb": "GB0007",
+                               "user_stack": [_frame("lo/memoize.py", 58)]}],
+            "coverage": {"/sp/lo/memoize.py": [58]}}
+    bench = _bench()
+    alone = bench.evaluate(orig, None, [], ("pkg",), SITE)
+    assert [(m["file"], m["line"]) for m in alone["misses"]] == [("<outside pkg>", 0)]
+    both = bench.evaluate(orig, None, [_f("lo/memoize.py", 58, "GM403")], ("pkg", "lo"), SITE)
+    assert (both["named_sites"], both["found"], both["misses"]) == (1, 1, [])
+    assert (both["findings_executed"], both["confirmed"]) == (1, 1)
+
+
+def test_corpus_markers_name_every_package():
+    import realcode_corpus  # benchmarks/ is on the path through `loading`
+    e = realcode_corpus.ENTRIES["gpytorch-predict"]
+    assert e.packages == ("gpytorch", "linear_operator") and e.marker == "/gpytorch/,/linear_operator/"
+    assert set(e.packages) <= set(e.check)
