@@ -155,3 +155,45 @@ def test_jit_ignored_functions_are_inlined_not_skipped(tmp_path):
             torch._dynamo.reset()
         assert torch.equal(out, fn(torch.arange(3.0)))
         assert len(counter.graphs) == graphs, fn.__name__
+
+
+ROW_LOOP = """\
+import torch
+
+
+def segments(ids: torch.Tensor, n: int):
+    idxs = torch.nonzero(ids == 101)
+    mask = torch.eye(n, dtype=torch.bool)
+    prev = 0
+    for i in range(idxs.shape[0]):
+        row, col = idxs[i]
+        mask[prev + 1: col + 1, prev + 1: col + 1] = True
+        prev = col
+    return mask
+
+
+def plain(x: torch.Tensor):
+    return torch.nonzero(x > 0) * 2
+"""
+
+
+def test_a_nonzero_whose_rows_drive_a_loop_says_what_the_loop_does(tmp_path):
+    """grounding-dino's text masks: the decline names the loop, the state it carries and the slice
+    writes, not a generic hint; Dynamo breaks at that nonzero."""
+    text = ROW_LOOP + "\n\nc_segments = torch.compile(segments)\nc_plain = torch.compile(plain)\n"
+    found = {(f.code, f.span.start.line): f for f in analyze_source(text, "rows.py").findings}
+    why = found[("GM402", 5)].decline_reason
+    assert why.startswith("the rows of `idxs` drive a Python loop (line 8)")
+    assert "carries `prev` from one row to the next" in why and "writes slices bounded by a row's values" in why
+    assert "GM604" in why and "capture_dynamic_output_shape_ops" in why
+    assert found[("GM402", 16)].decline_reason.startswith("no rewrite keeps the meaning")  # no loop: the hint
+    mod = load_module(text, tmp_path, "rows")
+    ids = torch.tensor([[101, 5, 6, 101, 7]])
+    torch._dynamo.reset()
+    logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
+    try:
+        ex = torch._dynamo.explain(mod.segments)(ids, 5)
+    finally:
+        torch._dynamo.reset()
+    assert {(r.user_stack[-1].lineno, r.reason.splitlines()[0]) for r in ex.break_reasons} == \
+        {(5, "Dynamic shape operator")}

@@ -24,6 +24,8 @@ one graph under `fullgraph=True`; that is a program-wide setting, named in the r
 
 from __future__ import annotations
 
+import ast
+
 from graphmend.analysis.detect import Site
 from graphmend.rules.base import Example, Verdict
 
@@ -56,7 +58,67 @@ SIZED_WHY = ("a value read from a tensor sizes a tensor ({what}): the result's s
 def judge(site: Site, ctx, env) -> Verdict:
     if site.code == "GM401" and SIZED in (site.detail or ""):
         return Verdict.decline(SIZED_WHY.format(what=site.detail))
+    if site.code == "GM402":
+        why = row_loop(site)
+        if why is not None:
+            return Verdict.decline(why)
     return Verdict.decline("no rewrite keeps the meaning; " + HINTS[site.code])
+
+
+ROW_FUNCS = ("nonzero", "argwhere")
+
+
+def row_loop(site: Site) -> str | None:
+    """The reason for `idx = torch.nonzero(c)` whose rows drive a Python loop that GM604 does not
+    mend (`for i in range(idx.shape[0]): row, col = idx[i] ...`, grounding-dino's text masks):
+    what in the loop has no fixed-shape form the analysis can prove; None for another GM402."""
+    call = site.node
+    f = getattr(call, "func", None)
+    if not isinstance(f, ast.Attribute) or f.attr not in ROW_FUNCS:
+        return None
+    fn = site.func.node
+    name = next((st.targets[0].id for st in ast.walk(fn) if isinstance(st, ast.Assign) and st.value is call
+                 and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)), None)
+    if name is None:
+        return None
+    loop = next((st for st in ast.walk(fn) if isinstance(st, ast.For) and st.lineno > call.lineno
+                 and _iterates_rows(st.iter, name)), None)
+    if loop is None:
+        return None
+    stored = {n.id for b in loop.body for n in ast.walk(b) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    before = {n.id for st in fn.body if st.lineno < loop.lineno for n in ast.walk(st)
+              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    loaded = {n.id for b in loop.body for n in ast.walk(b) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    carried = sorted((stored & before & loaded) - {name})
+    sliced = [ast.unparse(t) for b in loop.body for t in ast.walk(b)
+              if isinstance(t, ast.Subscript) and isinstance(t.ctx, ast.Store)
+              and any(isinstance(e, ast.Slice) for e in (t.slice.elts if isinstance(t.slice, ast.Tuple) else [t.slice]))]
+    what = []
+    if carried:
+        what.append("carries " + ", ".join(f"`{c}`" for c in carried) + " from one row to the next")
+    if sliced:
+        what.append(f"writes slices bounded by a row's values (`{sliced[0][:50]}`)")
+    if any(isinstance(b, ast.If) for b in ast.walk(loop) if b is not loop):
+        what.append("branches on each row's values")
+    if not what:
+        what.append("does more than set entries at each row's own coordinates")
+    return (f"the rows of `{name}` drive a Python loop (line {loop.lineno}) that " + ", ".join(what) +
+            "; the number of iterations is data-dependent, so Dynamo breaks at the nonzero, and only a loop "
+            "that sets `z[tuple(i)] = v` at each row's coordinates has a proven fixed-shape form (GM604). "
+            "A fixed-shape rewrite of this loop would be specific to what it computes (e.g. segments between "
+            "marked positions via cumulative sums); write it by hand, or let Dynamo trace the nonzero with "
+            "`torch._dynamo.config.capture_dynamic_output_shape_ops = True` (the loop over its rows still breaks)")
+
+
+def _iterates_rows(it: ast.expr, name: str) -> bool:
+    """`name`, `range(name.shape[0])`, `range(len(name))`, `range(name.size(0))`, `enumerate(name)`."""
+    if isinstance(it, ast.Name):
+        return it.id == name
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("range", "enumerate") \
+            and len(it.args) == 1:
+        a = it.args[0]
+        return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(a))
+    return False
 
 
 def dynamo_says(gb_id) -> str | None:
@@ -79,6 +141,12 @@ EXAMPLES = [
     Example("declined: a value read from a tensor sizes a tensor (no fixed-shape form exists)",
             "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, cache_position: torch.Tensor):\n"
             "    n = cache_position[-1] + 1\n    return x[:, None] * torch.arange(n)\n", ["GM401"], None),
+    Example("declined: a nonzero whose rows drive a loop with carried state (grounding-dino's text masks)",
+            "import torch\n\n@torch.compile\ndef f(ids: torch.Tensor, n: int):\n"
+            "    idxs = torch.nonzero(ids == 101)\n    mask = torch.eye(n, dtype=torch.bool)\n"
+            "    prev = 0\n    for i in range(idxs.shape[0]):\n        row, col = idxs[i]\n"
+            "        mask[prev + 1: col + 1, prev + 1: col + 1] = True\n        prev = col\n"
+            "    return mask\n", ["GM402", "GM401"], None),
     Example("time.time() in compiled code", "import time\nimport torch\n\n@torch.compile\ndef f(x):\n"
             "    t0 = time.time()\n    return x + t0\n", ["GM403"], None),
     Example("not flagged: `repeat_interleave` with Python-int repeats (a static output shape)",
