@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.detect import CallFact, FunctionWalker
-from graphmend.analysis.symbols import FunctionInfo, Symbols
+from graphmend.analysis.symbols import FunctionInfo, Symbols, tracking
 from graphmend.findings import Applicability, Finding
 
 if TYPE_CHECKING:
@@ -49,12 +49,19 @@ class Seeded:
     finding: Finding
 
 
-@dataclass
 class _Source:
-    symbols: Symbols
-    text: str
-    path: str
-    lines: "LineIndex"
+    """A module whose functions are walked: its Symbols, text and path; its line index is built
+    only when one of its sites becomes a finding (most seeded walks find nothing)."""
+
+    def __init__(self, symbols: Symbols, text: str, path: str, lines: Optional["LineIndex"] = None):
+        self.symbols, self.text, self.path, self._lines = symbols, text, path, lines
+
+    @property
+    def lines(self) -> "LineIndex":
+        if self._lines is None:
+            from graphmend.analysis.engine import LineIndex
+            self._lines = LineIndex(self.text)
+        return self._lines
 
 
 def _function(sym: Symbols, qualname: str, depth: int = 0) -> Optional[tuple[Symbols, FunctionInfo]]:
@@ -115,11 +122,31 @@ def _walk(sym: Symbols, fi: FunctionInfo, seeds: Optional[dict[str, tuple]] = No
     return walker
 
 
+@dataclass
+class Memo:
+    """One seeded walk, for the next version of an edited file (analysis/incremental.py): valid
+    while nothing it read changed (`reads`, as `symbols.tracking` records them, for a function of
+    the file itself; the same module Symbols, `owner`, for another module's)."""
+
+    owner: Optional[Symbols]  # another module's Symbols; None: the file's own
+    reads: frozenset
+    made: list  # (path, Finding)
+    calls: list  # the walk's own CallFacts
+
+
+def still_valid(memo: dict, dirty: set[str]) -> dict:
+    """The entries of `memo` that an edit replacing the functions `dirty` leaves valid."""
+    return {k: m for k, m in memo.items()
+            if m.owner is not None or ("*" not in m.reads and m.reads.isdisjoint(dirty))}
+
+
 def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
                     facts: dict[str, list[CallFact]], base: dict[str, list[Finding]],
-                    walked: Optional[set[str]]) -> list[Seeded]:
+                    walked: Optional[set[str]], memo: Optional[dict] = None) -> list[Seeded]:
     """The findings that the callers' tensor arguments reveal. `facts`: the calls of each walked
-    function of the file; `base`: the findings of the walked functions (`walked`; None: all)."""
+    function of the file; `base`: the findings of the walked functions (`walked`; None: all);
+    `memo`: seeded walks of the version before that are still valid (`still_valid`), updated
+    with this version's."""
     from graphmend.rules import judge
 
     if not facts:
@@ -131,12 +158,7 @@ def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
     def source(module: str) -> Optional[_Source]:
         if module not in sources:
             found = ws.module_source(module) if ws is not None else None
-            if found is None:
-                sources[module] = None
-            else:
-                from graphmend.analysis.engine import LineIndex
-                fsym, ftext, fpath = found
-                sources[module] = _Source(fsym, ftext, fpath, LineIndex(ftext))
+            sources[module] = None if found is None else _Source(*found)
         return sources[module]
 
     plain: dict[int, set[tuple[str, int]]] = {}  # id(FunctionInfo) -> its sites without seeds
@@ -184,28 +206,42 @@ def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
         if key in done:
             out.extend(Seeded(origin, p, f) for p, f in done[key])
             continue
-        if walks >= MAX_WALKS:
-            continue
-        walks += 1
-        walker = _walk(src.symbols, tfi, seeds)
-        if walker is None or not walker.env.seeded:
-            done[key] = []
-            continue
-        known = plain_sites(src, tfi)
-        made: list[tuple[str, Finding]] = []
-        for site in walker.sites:
-            if (site.code, id(site.node)) in known:
+        kept = memo.get(key) if memo is not None else None
+        if kept is not None and kept.owner is (None if src is here else src.symbols):
+            made, calls = [(p, replace(f)) for p, f in kept.made], kept.calls
+        else:
+            if walks >= MAX_WALKS:
                 continue
-            try:
-                f = judge(site, src.symbols, src.lines, src.text)
-            except RecursionError:
-                continue
-            made.append((src.path, _decorate(f, tfi, site, walker.env.seeded)))
+            walks += 1
+            seen: set = set()
+            with tracking(seen):
+                made, calls = _seeded_walk(src, tfi, seeds, plain_sites, judge)
+            if memo is not None:
+                memo[key] = Memo(None if src is here else src.symbols, frozenset(seen), made, calls)
         done[key] = made
         out.extend(Seeded(origin, p, f) for p, f in made)
         if depth + 1 < MAX_DEPTH:
-            work.extend((origin, tfi.qualname, src, nf, depth + 1) for nf in walker.calls_out.values())
+            work.extend((origin, tfi.qualname, src, nf, depth + 1) for nf in calls)
     return out
+
+
+def _seeded_walk(src: _Source, fi: FunctionInfo, seeds: dict, plain_sites, judge) -> tuple[list, list]:
+    """(path, finding) of the sites the walk of `fi` with `seeds` finds that its plain walk does
+    not, and the walk's own calls that pass tensors."""
+    walker = _walk(src.symbols, fi, seeds)
+    if walker is None or not walker.env.seeded:
+        return [], []
+    known = plain_sites(src, fi)
+    made: list[tuple[str, Finding]] = []
+    for site in walker.sites:
+        if (site.code, id(site.node)) in known:
+            continue
+        try:
+            f = judge(site, src.symbols, src.lines, src.text)
+        except RecursionError:
+            continue
+        made.append((src.path, _decorate(f, fi, site, walker.env.seeded)))
+    return made, list(walker.calls_out.values())
 
 
 def _decorate(f: Finding, fi: FunctionInfo, site, seeded: dict[str, tuple[str, str, str]]) -> Finding:

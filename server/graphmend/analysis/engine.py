@@ -57,6 +57,8 @@ class FileSummary:
     # findings that need what a caller of this file passes (analysis/callers.py), in this file or
     # in the file of the function called
     seeded: list[Seeded] = field(default_factory=list)
+    # the seeded walks, for the editor's next version (callers.Memo; not sent between processes)
+    seeded_memo: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 class LineIndex:
@@ -191,7 +193,8 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
         found = function_findings(fi, sym, lines, text, summary.reads, summary.facts)
         if found:
             summary.by_function[fi.qualname] = found
-    summary.seeded = seeded_findings(sym, text, path, lines, summary.facts, summary.by_function, summary.walked)
+    summary.seeded = seeded_findings(sym, text, path, lines, summary.facts, summary.by_function, summary.walked,
+                                     summary.seeded_memo)
     return summary
 
 

@@ -28,7 +28,7 @@ import copy
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from graphmend.analysis.callers import seeded_findings
+from graphmend.analysis.callers import seeded_findings, still_valid
 from graphmend.analysis.engine import FileSummary, LineIndex, _no_gc, function_findings, suppressions
 from graphmend.analysis.scope import FileScope, file_scope, reach
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
@@ -56,6 +56,7 @@ class State:
     reads: dict[str, frozenset] = field(default_factory=dict)  # per walked function (FileSummary.reads)
     generation: int = 0  # the workspace's search-path generation it was made in
     facts: dict[str, list] = field(default_factory=dict)  # per walked function (FileSummary.facts)
+    seeded_memo: dict = field(default_factory=dict)  # FileSummary.seeded_memo
 
 
 def state_of(summary: FileSummary, text: str, settings: Settings, workspace: Workspace) -> Optional[State]:
@@ -64,7 +65,8 @@ def state_of(summary: FileSummary, text: str, settings: Settings, workspace: Wor
             or summary.lines is None or summary.walked is None:
         return None
     return State(text, summary.lines, summary.symbols, summary.scope, summary.by_function,
-                 summary.walked, settings, workspace, summary.reads, workspace.generation, summary.facts)
+                 summary.walked, settings, workspace, summary.reads, workspace.generation, summary.facts,
+                 summary.seeded_memo)
 
 
 @dataclass
@@ -320,10 +322,12 @@ def _finish(prev: State, text: str, lines: LineIndex, sym: Symbols, scope: FileS
     summary = FileSummary(path, scope, by_function=by_function, suppressions=suppressions(text), symbols=sym)
     summary.lines, summary.walked, summary.reads = lines, set(reached) - scope.disabled, reads
     summary.facts = facts
-    # what callers pass (callers.py): walked again in full, the seeded walks depend on any function
-    summary.seeded = seeded_findings(sym, text, path, lines, facts, by_function, summary.walked)
+    # what callers pass (callers.py): the seeded walks that read nothing the edit replaced are kept
+    memo = still_valid(prev.seeded_memo, dirty)
+    summary.seeded = seeded_findings(sym, text, path, lines, facts, by_function, summary.walked, memo)
+    summary.seeded_memo = memo
     state = State(text, lines, sym, scope, by_function, summary.walked, settings, ws, reads, ws.generation,
-                  facts)
+                  facts, memo)
     return Update(summary, dict(reached), state, walk)
 
 

@@ -10,10 +10,12 @@ check of the current version and answers "unchanged" when nothing changed.
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import json
 import logging
 import re
+import threading
 from typing import TYPE_CHECKING, Optional
 
 from lsprotocol import types
@@ -91,6 +93,38 @@ def result_id(diagnostics: list[types.Diagnostic], server: "GraphMendServer") ->
     return hashlib.sha1(payload.encode()).hexdigest()[:16]
 
 
+# --------------------------------------------------------------------------- the GC around a check
+
+
+class _GcPause:
+    """The cyclic GC held off from a check's start until its diagnostics are sent. The analysis
+    allocates a tree's worth of objects; the collection they trigger (a first pass over all of
+    them, 3-10 ms per check on transformers' large files, and now and then a pass over an older
+    generation of 100-300 ms) then runs after the publish, between keystrokes, not before it.
+    Counted, so overlapping checks (several documents) keep it off until the last one is sent."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held = 0
+        self._was = True
+
+    def hold(self) -> None:
+        with self._lock:
+            if self._held == 0:
+                self._was = gc.isenabled()
+                gc.disable()
+            self._held += 1
+
+    def release(self) -> None:
+        with self._lock:
+            self._held -= 1
+            if self._held == 0 and self._was:
+                gc.enable()
+
+
+GC_PAUSE = _GcPause()
+
+
 # --------------------------------------------------------------------------- scheduling
 
 
@@ -149,22 +183,26 @@ class Diagnostics:
             previous = self.checked.get(uri)
             external = self.server.index.external(doc.path) if self.server.index else {}
             loop = asyncio.get_running_loop()
-            result = await loop.run_in_executor(
-                self.server.check_pool(text), check, text, doc.path, version, settings, self.server.model,
-                external, previous)
-            doc = self.server.docs.get(uri)
-            if doc is None or doc.version != version or doc.text != text:
-                return  # stale: the check of the newer version is scheduled
-            old = self.checked.get(uri)
-            self.checked[uri] = result
-            if old is not None and old is not result:
-                old.release(result)
-            diags = [to_diagnostic(f, doc, result, self.server) for f in result.shown]
-            diags = probe.decorate(self.server, doc.path, doc.lines, diags)
-            self.published[uri] = (diags, result_id(diags, self.server))
-            if not self.pull:
-                self.server.text_document_publish_diagnostics(
-                    types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version))
+            GC_PAUSE.hold()
+            try:
+                result = await loop.run_in_executor(
+                    self.server.check_pool(text), check, text, doc.path, version, settings, self.server.model,
+                    external, previous)
+                doc = self.server.docs.get(uri)
+                if doc is None or doc.version != version or doc.text != text:
+                    return  # stale: the check of the newer version is scheduled
+                old = self.checked.get(uri)
+                self.checked[uri] = result
+                if old is not None and old is not result:
+                    old.release(result)
+                diags = [to_diagnostic(f, doc, result, self.server) for f in result.shown]
+                diags = probe.decorate(self.server, doc.path, doc.lines, diags)
+                self.published[uri] = (diags, result_id(diags, self.server))
+                if not self.pull:
+                    self.server.text_document_publish_diagnostics(
+                        types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version))
+            finally:
+                GC_PAUSE.release()
             self.server.after_check(uri)
         except asyncio.CancelledError:
             raise
