@@ -247,3 +247,10 @@ def test_methods_called_on_self(tmp_path):
     assert "`total` is a tensor here: `forward()` passes `y.sum()` (line 7)" in notes[18]
     mod = load_module(METHODS, tmp_path, "block_run")
     assert break_lines(mod.Block(), torch.ones(1), path=mod.__file__) == {12, 18}
+
+
+def test_a_disabled_helper_is_not_walked_with_the_callers_arguments():
+    text = HELPERS.replace("def clip(x, hi):", "@torch.compiler.disable\ndef clip(x, hi):")
+    found = sites(analyze_source(text, "helpers.py").findings)
+    assert ("GM201", 6) not in found  # clip runs eagerly: its branch does not break
+    assert ("GM403", 28) in found  # the call of a disabled function does

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
-from graphmend.analysis.detect import CallFact, FunctionWalker
+from graphmend.analysis.detect import CallFact, FunctionWalker, is_disabled
 from graphmend.analysis.symbols import FunctionInfo, Symbols, tracking
 from graphmend.findings import Applicability, Finding
 
@@ -193,9 +193,9 @@ def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
             if tsrc is None or tsrc.symbols is not tsym:
                 continue
             src = tsrc
-        if tfi.node.decorator_list and any(isinstance(d, ast.Name) and d.id == "property"
-                                           for d in tfi.node.decorator_list):
-            continue
+        if tfi.node.decorator_list and (is_disabled(tfi.node, tsym) or any(
+                isinstance(d, ast.Name) and d.id == "property" for d in tfi.node.decorator_list)):
+            continue  # Dynamo does not trace a torch.compiler.disable()d function
         bound = _params(tfi, fact)
         if not bound:
             continue
