@@ -463,6 +463,61 @@ async def test_helper_in_another_file_is_in_scope(client: LanguageClient):
         assert any(client.progress_reports.values())
 
 
+@pytest.mark.asyncio
+async def test_a_callers_tensors_in_another_file_reveal_a_break(client: LanguageClient):
+    """analysis/callers.py through the workspace index: solver.py passes tensors to interp.py's
+    unannotated helper, whose chained assert then breaks. Shown in interp.py while its text is the
+    one the index analysed; after a save that removes the assert, solver.py is analysed again."""
+    uri, text = open_doc(client, "interp.py")
+
+    async def got():
+        if client.profile == "vscode-pull":
+            report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+                text_document=types.TextDocumentIdentifier(uri=uri)))
+            return list(report.items)
+        return list(client.diagnostics.get(uri) or [])
+
+    async def settle(pred):
+        for _ in range(200):
+            diags = await got()
+            if pred(diags):
+                return diags
+            await asyncio.sleep(0.05)
+        return diags
+
+    (d,) = await settle(lambda ds: len(ds) == 1)
+    assert d.code == "GM301" and d.range.start.line == 1
+    assert "(solver.py:10)" in d.message and "no safe fix" not in d.message.split("(not mendable")[0]
+    assert "not mendable: only a caller shows" in d.message
+    assert "Solver.forward" in d.related_information[0].message
+    assert d.data["fix"] == "none"
+    # an unsaved edit: the index's finding was found in another text, so it is not shown
+    edited = text.replace('"out of order"', '"out of  order"')
+
+    def change(new: str, version: int):
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=new)]))
+
+    change(edited, 2)
+    assert await settle(lambda ds: not ds) == []
+    change(text, 3)  # back to the text on disk
+    assert len(await settle(lambda ds: len(ds) == 1)) == 1
+    # saved without the assert: solver.py is analysed again, nothing is left
+    gone = text.replace("    assert t0", "    # assert t0")
+    (client.root / "interp.py").write_text(gone)
+    change(gone, 4)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert await settle(lambda ds: not ds) == []
+    # and back, saved: found again
+    (client.root / "interp.py").write_text(text)
+    change(text, 5)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert len(await settle(lambda ds: len(ds) == 1)) == 1
+
+
 @pytest_lsp.fixture(config=SERVER)
 async def odd_client(lsp_client: LanguageClient, tmp_path):
     """A client that prefers UTF-8 positions and sends invalid settings."""

@@ -237,15 +237,15 @@ def findings_in_scope(summary: FileSummary, reached: dict[str, str], settings: S
         return fa
     for qual, label in reached.items():
         for f in summary.by_function.get(qual, ()):
-            _add(fa, summary.suppressions, f, label, settings)
+            add_in_scope(fa, summary.suppressions, f, label, settings)
     for path, label, f in place(summary.seeded, reached):
         if path == summary.path:
-            _add(fa, summary.suppressions, f, label, settings)
+            add_in_scope(fa, summary.suppressions, f, label, settings)
     fa.findings.sort(key=lambda f: (f.span.start.line, f.span.start.col, f.code))
     return fa
 
 
-def _add(fa: FileAnalysis, sups: dict[int, Optional[frozenset[str]]], f: Finding, label: str,
+def add_in_scope(fa: FileAnalysis, sups: dict[int, Optional[frozenset[str]]], f: Finding, label: str,
          settings: Settings) -> None:
     """Add a finding in scope (`label`: its entry) unless it is disabled, suppressed, or at a site
     already reported (a second caller seeding the same site, callers.py)."""
@@ -305,7 +305,7 @@ def analyze_many(summaries: list[FileSummary], settings: Settings) -> list[FileA
         for path, label, f in place(s.seeded, r):
             target = by_path.get(os.path.abspath(path))
             if path != s.path and target is not None and target[1].syntax_error is None:
-                _add(target[0], target[1].suppressions, f, label, settings)
+                add_in_scope(target[0], target[1].suppressions, f, label, settings)
     for fa in out:
         fa.findings.sort(key=lambda f: (f.span.start.line, f.span.start.col, f.code))
     return out

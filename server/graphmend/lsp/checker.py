@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field, replace
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from graphmend.analysis import incremental
-from graphmend.analysis.engine import FileAnalysis, LineIndex, findings_in_scope, reached_in_file, summarize
+from graphmend.analysis.engine import (FileAnalysis, LineIndex, add_in_scope, findings_in_scope, reached_in_file,
+                                       summarize)
 from graphmend.analysis.scope import FileScope
 from graphmend.analysis.symbols import Symbols
 from graphmend.analysis.workspace import Workspace
@@ -45,6 +46,10 @@ class Checked:
     state: Optional[incremental.State] = field(default=None, repr=False, compare=False)
     # the functions walked again by an incremental check; None: a full check
     rewalked: Optional[set[str]] = field(default=None, repr=False, compare=False)
+    # what this file's calls reveal in its own and other files' functions (callers.Seeded), for
+    # the workspace index when the file is saved
+    seeded: list = field(default_factory=list, repr=False, compare=False)
+    facts: dict = field(default_factory=dict, repr=False, compare=False)  # its walks' CallFacts
 
     @property
     def line_index(self) -> LineIndex:
@@ -80,10 +85,12 @@ class Checked:
 
 
 def check(text: str, path: str, version: Optional[int], settings: Settings, workspace: Workspace,
-          external: dict[str, str], previous: Optional[Checked] = None) -> Checked:
+          external: dict[str, str], previous: Optional[Checked] = None,
+          foreign: Sequence[tuple[str, Finding]] = ()) -> Checked:
     """Findings of `text`; `external` are the functions of this file that entries in other
-    workspace files reach. On a syntax error, `previous` findings are carried over. An edit
-    of one function's body is re-analysed from `previous` (analysis/incremental.py)."""
+    workspace files reach, `foreign` (entry label, finding) what calls in other workspace files
+    reveal in it (lsp/index.py). On a syntax error, `previous` findings are carried over. An
+    edit of one function's body is re-analysed from `previous` (analysis/incremental.py)."""
     workspace.add_import_root(path)  # as `graphmend check` searches the checked files' roots
     generation = workspace.generation  # another thread may add a root while this one checks
     upd = None
@@ -113,6 +120,11 @@ def check(text: str, path: str, version: Optional[int], settings: Settings, work
             out.carried = carry_over(base, prev_text, text)
         return out
     fa: FileAnalysis = findings_in_scope(summary, reached, settings)
+    out.seeded, out.facts = summary.seeded, summary.facts
+    if foreign:
+        for label, f in foreign:
+            add_in_scope(fa, summary.suppressions, replace(f), label, settings)
+        fa.findings.sort(key=lambda f: (f.span.start.line, f.span.start.col, f.code))
     out.findings = [f for f in fa.findings if shown(f.code, settings)]
     return out
 

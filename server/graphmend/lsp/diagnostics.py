@@ -181,13 +181,15 @@ class Diagnostics:
             version, text = doc.version, doc.text
             settings, _ = self.server.engine_settings(doc.path)
             previous = self.checked.get(uri)
-            external = self.server.index.external(doc.path) if self.server.index else {}
+            index = self.server.index
+            external = index.external(doc.path) if index else {}
+            foreign = index.seeded_for(doc.path, text) if index else ()
             loop = asyncio.get_running_loop()
             GC_PAUSE.hold()
             try:
                 result = await loop.run_in_executor(
                     self.server.check_pool(text), check, text, doc.path, version, settings, self.server.model,
-                    external, previous)
+                    external, previous, foreign)
                 doc = self.server.docs.get(uri)
                 if doc is None or doc.version != version or doc.text != text:
                     return  # stale: the check of the newer version is scheduled

@@ -29,7 +29,7 @@ from graphmend.lsp import notebook as nb
 from graphmend.lsp.checker import LARGE_TEXT
 from graphmend.lsp.diagnostics import Diagnostics
 from graphmend.lsp.document import Document
-from graphmend.lsp.index import Cancelled, WorkspaceIndex
+from graphmend.lsp.index import Cancelled, WorkspaceIndex, calls_into
 from graphmend.lsp.protocol import GraphMendProtocol, report_server_error
 from graphmend.lsp.settings import ServerSettings, SettingsResolver, server_settings
 
@@ -391,9 +391,19 @@ async def did_save(ls: GraphMendServer, params: types.DidSaveTextDocumentParams)
         return
     ls.diagnostics.schedule(uri, 0)
     checked = await ls.diagnostics.current(uri)
-    if checked is not None and ls.index is not None and checked.scope is not None:
-        if ls.index.update(ls.docs[uri].path, checked.scope, checked.symbols):
-            ls.refresh()  # what other files reach may have changed
+    index = ls.index
+    if checked is not None and index is not None and checked.scope is not None:
+        path = ls.docs[uri].path
+        changed = index.update(path, checked.scope, checked.symbols, checked.seeded,
+                               calls_into(path, checked.facts, ls.model))
+        callers = index.callers_of(path)
+        if callers:  # what their calls reveal in this file was found in its old text
+            settings, _ = ls.engine_settings(path)
+            await asyncio.get_running_loop().run_in_executor(
+                ls.scan_pool, index.reanalyse, callers, settings, ls.model)
+            changed = True
+        if changed:
+            ls.refresh()  # what other files reach, or reveal in the open ones, may have changed
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
