@@ -82,6 +82,15 @@ async def diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic
     return await wait_for(lambda: client.diagnostics.get(uri))
 
 
+async def diagnostics_now(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    """What the client holds (or pulls) now, without waiting for any."""
+    if client.profile == "vscode-pull":
+        report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri)))
+        return list(report.items)
+    return list(client.diagnostics.get(uri) or [])
+
+
 @pytest.mark.asyncio
 async def test_open_reports_breaks(client: LanguageClient):
     uri, text = open_doc(client)
@@ -442,15 +451,8 @@ async def test_helper_in_another_file_is_in_scope(client: LanguageClient):
     """The workspace index: a helper is checked because a forward in another file calls it."""
     uri, text = open_doc(client, "helpers.py")
 
-    async def got():
-        if client.profile == "vscode-pull":
-            report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-                text_document=types.TextDocumentIdentifier(uri=uri)))
-            return list(report.items)
-        return list(client.diagnostics.get(uri) or [])
-
     for _ in range(200):
-        diags = await got()
+        diags = await diagnostics_now(client, uri)
         if diags:
             break
         await asyncio.sleep(0.05)
@@ -470,16 +472,9 @@ async def test_a_callers_tensors_in_another_file_reveal_a_break(client: Language
     one the index analysed; after a save that removes the assert, solver.py is analysed again."""
     uri, text = open_doc(client, "interp.py")
 
-    async def got():
-        if client.profile == "vscode-pull":
-            report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-                text_document=types.TextDocumentIdentifier(uri=uri)))
-            return list(report.items)
-        return list(client.diagnostics.get(uri) or [])
-
     async def settle(pred):
         for _ in range(200):
-            diags = await got()
+            diags = await diagnostics_now(client, uri)
             if pred(diags):
                 return diags
             await asyncio.sleep(0.05)
