@@ -100,7 +100,8 @@ def test_quick_suite_writes_tables_and_reports_failures(tmp_path):
     assert _number(f["floors"]["ast_parse_ms"]["median"]) and _number(f["floors"]["libcst_parse_ms"]["median"])
     lsp = f["lsp"]
     assert _number(lsp["open_to_diagnostics_ms"]) and lsp["diagnostics"] > 0
-    assert _number(lsp["open_empty_index_ms"]) and len(lsp["definitions_index_files"]) == 1
+    assert _number(lsp["open_empty_cache_ms"]) and _number(lsp["open_indexed_imports_ms"])
+    assert [n.split("-")[0] for n in lsp["user_cache_files"]] == ["definitions", "opened"]
     assert lsp["edit_ms"]["n"] == 4 and _number(lsp["edit_ms"]["p95"])
     assert lsp["code_action_ms"]["n"] == lsp["diagnostics"] and _number(lsp["code_action_ms"]["p95"])
     assert _number(lsp["peak_rss_mib"]) and lsp["burst"]["stale_publishes"] == 0
@@ -114,7 +115,8 @@ def test_quick_suite_writes_tables_and_reports_failures(tmp_path):
     assert "torchfix" in s and "skipped" in s
     e = _block(text, "editor")
     assert re.search(r"^\| floor: `ast\.parse`, ms \(median of 2\) \| [\d.]+ \|", e, re.M), e
-    for which in ("empty definitions index", "the index an earlier session left"):
+    for which in ("a file no session opened: empty user cache", "changed since a session opened it: imports indexed",
+                  "the same file again: its diagnostics kept"):
         assert re.search(rf"^\| didOpen -> diagnostics, ms, {which} \(diagnostics\) \| [\d.]+ \(\d+\) \|", e, re.M), e
     p = _block(text, "precision")
     assert "did not pass: exit status 3" in p and "fails on purpose" in p

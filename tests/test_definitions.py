@@ -223,7 +223,7 @@ def test_server_writes_no_index_when_turned_off(tmp_path, monkeypatch):
     home = tmp_path / "home-cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
     root = _project(tmp_path / "ws")
-    ls = _server({"definitionsCache": False})
+    ls = _server({"userCache": False})
     ls.model = Workspace([str(root)])
     ls.attach_definitions()
     assert ls.model.definitions is None
@@ -234,6 +234,6 @@ def test_server_writes_no_index_when_turned_off(tmp_path, monkeypatch):
     on = _server({})
     on.attach_definitions()
     assert on.model.definitions is not None
-    on.apply_settings({"definitionsCache": False}, on.settings)
+    on.apply_settings({"userCache": False}, on.settings)
     assert on.model.definitions is None
     on.shutdown_pools()

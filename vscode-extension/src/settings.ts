@@ -22,7 +22,7 @@ export type Severity = (typeof SEVERITIES)[number];
 export interface InitializationOptions {
   enable: boolean;
   fixOnSave: boolean;
-  definitionsCache: boolean;
+  userCache: boolean;
   unsafeFixes: boolean;
   runtime: Runtime;
   lineLength: number;
@@ -39,7 +39,7 @@ export function defaultOptions(): InitializationOptions {
   return {
     enable: true,
     fixOnSave: false,
-    definitionsCache: true,
+    userCache: true,
     unsafeFixes: false,
     runtime: 'vendor',
     lineLength: 88,
@@ -128,7 +128,7 @@ export function readInitializationOptions(config: ConfigurationReader): ReadResu
   const value: InitializationOptions = {
     enable: r.bool('enable', d.enable),
     fixOnSave: r.bool('fixOnSave', d.fixOnSave),
-    definitionsCache: r.bool('definitionsCache', d.definitionsCache),
+    userCache: r.bool('userCache', d.userCache),
     unsafeFixes: r.bool('unsafeFixes', d.unsafeFixes),
     runtime: r.choice('runtime', RUNTIMES, d.runtime),
     lineLength: r.positiveNumber('lineLength', d.lineLength),
@@ -180,7 +180,7 @@ export function readInterpreterSetting(config: ConfigurationReader, subs: Substi
 export function needsRestart(affects: (section: string) => boolean): boolean {
   if (!affects('graphmend')) return false;
   const keys = [
-    'enable', 'interpreter', 'fixOnSave', 'definitionsCache', 'unsafeFixes', 'runtime', 'lineLength', 'conditionalSeverity', 'scope', 'select', 'ignore',
+    'enable', 'interpreter', 'fixOnSave', 'userCache', 'unsafeFixes', 'runtime', 'lineLength', 'conditionalSeverity', 'scope', 'select', 'ignore',
     'logLevel', 'configurationPreference', 'probe',
   ];
   return keys.some((k) => affects(`graphmend.${k}`)) || !affects('graphmend.trace');

@@ -95,7 +95,7 @@ for (const [variant, load] of variants) describe(`the language client against a 
     assert.deepEqual(init.params.initializationOptions, {
       enable: true,
       fixOnSave: false,
-      definitionsCache: true,
+      userCache: true,
       unsafeFixes: false,
       runtime: 'vendor',
       lineLength: 88,

@@ -21,7 +21,7 @@ describe('readInitializationOptions', () => {
     assert.deepEqual(value, {
       enable: true,
       fixOnSave: false,
-      definitionsCache: true,
+      userCache: true,
       unsafeFixes: false,
       runtime: 'vendor',
       lineLength: 88,
@@ -41,7 +41,7 @@ describe('readInitializationOptions', () => {
       config({
         enable: false,
         fixOnSave: true,
-        definitionsCache: false,
+        userCache: false,
         unsafeFixes: true,
         runtime: 'inline',
         lineLength: 100,
@@ -60,7 +60,7 @@ describe('readInitializationOptions', () => {
     assert.deepEqual(value, {
       enable: false,
       fixOnSave: true,
-      definitionsCache: false,
+      userCache: false,
       unsafeFixes: true,
       runtime: 'inline',
       lineLength: 100,
@@ -157,9 +157,9 @@ describe('package.json contributes the settings read here', () => {
   it('with every option key of initializationOptions, plus the client-side interpreter and trace', () => {
     const keys = Object.keys(props).map((k) => k.replace(/^graphmend\./, '')).sort();
     const expected = [
-      'conditionalSeverity', 'configurationPreference', 'definitionsCache', 'enable', 'fixOnSave', 'ignore', 'interpreter', 'lineLength', 'logLevel',
+      'conditionalSeverity', 'configurationPreference', 'enable', 'fixOnSave', 'ignore', 'interpreter', 'lineLength', 'logLevel',
       'probe.device', 'probe.enable', 'probe.timeoutSeconds', 'runtime', 'scope', 'select', 'trace.server',
-      'unsafeFixes',
+      'unsafeFixes', 'userCache',
     ];
     assert.deepEqual(keys, expected);
   });

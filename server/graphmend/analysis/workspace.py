@@ -137,6 +137,13 @@ class Workspace:
         self._sources[modname] = (stat, (sym, text, f))
         return sym, text, f
 
+    def loaded_files(self) -> set[str]:
+        """Every module file this workspace has read definitions or sources of (an
+        over-approximation of what one file's analysis depends on)."""
+        out = {f for m, sym in list(self._symbols.items()) if sym is not None for f in [self.module_file(m)] if f}
+        out |= {held[1][2] for held in list(self._sources.values()) if held[1] is not None}
+        return out
+
     def resolve_class(self, dotted: str, depth: int = 0) -> Optional[tuple[Symbols, ClassInfo]]:
         """"transformers.modeling_utils.PreTrainedModel" -> its Symbols and ClassInfo."""
         if depth > 8 or "." not in dotted:

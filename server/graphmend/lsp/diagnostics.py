@@ -24,6 +24,7 @@ from graphmend.findings import CATALOGUE, Applicability, Finding, Pos, Span, sev
 from graphmend.lsp import probe
 from graphmend.lsp.checker import Checked, check
 from graphmend.lsp.document import Document
+from graphmend.lsp.notebook import NotebookDoc
 from graphmend.rules import DOCS_URL
 
 if TYPE_CHECKING:
@@ -137,6 +138,7 @@ class Diagnostics:
         self.published: dict[str, tuple[list[types.Diagnostic], str]] = {}  # uri -> (diags, result id)
         self._tasks: dict[str, asyncio.Task] = {}
         self._done: dict[str, asyncio.Event] = {}
+        self._pushed: dict[str, Optional[int]] = {}  # uri -> version of its last push
 
     @property
     def pull(self) -> bool:
@@ -160,6 +162,7 @@ class Diagnostics:
         if old is not None:
             old.release()
         self.published.pop(uri, None)
+        self._pushed.pop(uri, None)
         ev = self._done.pop(uri, None)
         if ev is not None:
             ev.set()
@@ -185,6 +188,13 @@ class Diagnostics:
             external = index.external(doc.path) if index else {}
             foreign = index.seeded_for(doc.path, text) if index else ()
             loop = asyncio.get_running_loop()
+            opened = self.server.opened
+            first = previous is None and uri not in self.published and not isinstance(doc, NotebookDoc)
+            if first and opened is not None:  # as an earlier session left it (lsp/opened.py)
+                hit = opened.get(doc.path, text, settings, external, foreign)
+                if hit is not None:
+                    log.info("%s: the diagnostics an earlier session left (the full check follows)", doc.path)
+                    self._publish(uri, doc, Checked(version, text, settings, findings=hit), version)
             GC_PAUSE.hold()
             try:
                 result = await loop.run_in_executor(
@@ -197,14 +207,13 @@ class Diagnostics:
                 self.checked[uri] = result
                 if old is not None and old is not result:
                     old.release(result)
-                diags = [to_diagnostic(f, doc, result, self.server) for f in result.shown]
-                diags = probe.decorate(self.server, doc.path, doc.lines, diags)
-                self.published[uri] = (diags, result_id(diags, self.server))
-                if not self.pull:
-                    self.server.text_document_publish_diagnostics(
-                        types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version))
+                self._publish(uri, doc, result, version)
             finally:
                 GC_PAUSE.release()
+            if first and opened is not None and result.syntax_error is None:
+                deps = self.server.model.loaded_files()
+                loop.run_in_executor(self.server.scan_pool, opened.put, doc.path, text, settings, external,
+                                     foreign, list(result.findings), deps)
             self.server.after_check(uri)
         except asyncio.CancelledError:
             raise
@@ -216,6 +225,21 @@ class Diagnostics:
                 ev = self._done.get(uri)
                 if ev is not None:
                     ev.set()
+
+    def _publish(self, uri: str, doc: Document, checked: Checked, version: Optional[int]) -> None:
+        """Record (for pulls) and push the diagnostics of `checked`, unless the same ones were
+        the last sent for this version (the full check after a start from lsp/opened.py)."""
+        diags = [to_diagnostic(f, doc, checked, self.server) for f in checked.shown]
+        diags = probe.decorate(self.server, doc.path, doc.lines, diags)
+        rid = result_id(diags, self.server)
+        last = self.published.get(uri)
+        self.published[uri] = (diags, rid)
+        if last is not None and last[1] == rid and self._pushed.get(uri) == version:
+            return
+        self._pushed[uri] = version
+        if not self.pull:
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version))
 
     async def current(self, uri: str) -> Optional[Checked]:
         """The check of the document's current version (waiting for it when one is running)."""

@@ -30,6 +30,7 @@ from graphmend.lsp.checker import LARGE_TEXT
 from graphmend.lsp.diagnostics import Diagnostics
 from graphmend.lsp.document import Document
 from graphmend.lsp.index import Cancelled, WorkspaceIndex, calls_into
+from graphmend.lsp.opened import OpenedCache
 from graphmend.lsp.protocol import GraphMendProtocol, report_server_error
 from graphmend.lsp.settings import ServerSettings, SettingsResolver, server_settings
 
@@ -97,6 +98,7 @@ class GraphMendServer(LanguageServer):
         self._lens_signature: dict[str, tuple] = {}
         self._closed_notebooks: set[str] = set()
         self._definitions_save_pending = False
+        self.opened: Optional[OpenedCache] = None  # diagnostics of opened files, between sessions
 
     # ------------------------------------------------------------------ capabilities
     @property
@@ -130,8 +132,11 @@ class GraphMendServer(LanguageServer):
         s, errors = server_settings(options, base)
         self.settings = s
         self.log_handler.setLevel(LOG_LEVELS[s.log_level])
-        if not s.definitions_cache:
+        if not s.user_cache:
             self.model.definitions = None
+            self.opened = None
+        elif self.opened is None:
+            self.opened = OpenedCache(definitions.user_cache_dir())
         if errors:
             self.warn_user("GraphMend: invalid settings (defaults used for these): " + "; ".join(errors))
 
@@ -192,7 +197,7 @@ class GraphMendServer(LanguageServer):
         """Open the index of other modules' definitions (analysis/definitions.py) for the
         analysis' workspace. Submitted to the check thread at initialize, so the first check
         finds it; a failure only means that imported modules are parsed."""
-        if not self.settings.definitions_cache:
+        if not self.settings.user_cache:
             return
         try:
             path = definitions.index_path(definitions.user_cache_dir())

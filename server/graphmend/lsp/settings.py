@@ -35,7 +35,7 @@ class ServerSettings:
     workspace_trusted: bool = True  # the editor's trust in the workspace (VS Code passes it)
     # keep other modules' definitions between sessions (analysis/definitions.py), in the user's
     # cache directory, never in the workspace
-    definitions_cache: bool = True
+    user_cache: bool = True
     engine: dict[str, Any] = field(default_factory=dict)  # editor values of ENGINE_KEYS, as given
     probe: dict[str, Any] = field(default_factory=dict)  # passed through to the probe layer
 
@@ -61,11 +61,11 @@ def server_settings(options: Any, base: Optional[ServerSettings] = None) -> tupl
         key = _camel(raw)
         if key in ENGINE_KEYS:
             engine[key] = value
-        elif key in ("enable", "fixOnSave", "workspaceTrusted", "definitionsCache"):
+        elif key in ("enable", "fixOnSave", "workspaceTrusted", "userCache"):
             if isinstance(value, bool):
                 setattr(s, {"enable": "enable", "fixOnSave": "fix_on_save",
                             "workspaceTrusted": "workspace_trusted",
-                            "definitionsCache": "definitions_cache"}[key], value)
+                            "userCache": "user_cache"}[key], value)
             else:
                 errors.append(f"`{key}` must be true or false, not {value!r}")
         elif key == "logLevel":
