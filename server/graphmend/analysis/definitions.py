@@ -23,17 +23,15 @@ fingerprint (analysis code that changes an answer is never fed an old one).
 from __future__ import annotations
 
 import ast
-import contextlib
 import os
 import pickle
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from typing import Optional
 
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
-from graphmend.filestat import Stat, stat_of
+from graphmend.filestat import Stat, replace_file, stat_of
 
 FORMAT = 1
 Key = tuple[str, str]  # (absolute path, module name)
@@ -245,18 +243,8 @@ class DefinitionsIndex:
         merged = {k: v for k, v in merged.items() if os.path.exists(k[0])}
         blob = pickle.dumps({"format": FORMAT, "fingerprint": self.fingerprint, "modules": merged},
                             protocol=pickle.HIGHEST_PROTOCOL)
-        directory = os.path.dirname(self.path) or "."
         try:
-            os.makedirs(directory, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".definitions-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(blob)
-                os.replace(tmp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            replace_file(self.path, blob, ".definitions-")
         except OSError as e:
             return f"cannot write the definitions index {self.path}: {e.strerror or e}"
         return None

@@ -18,14 +18,12 @@ session, after its first full check.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import pickle
-import tempfile
 from typing import Optional, Sequence
 
-from graphmend.filestat import stat_of
+from graphmend.filestat import replace_file, stat_of
 from graphmend.findings import Finding
 
 FORMAT = 1
@@ -89,16 +87,7 @@ class OpenedCache:
                "deps": [(d, stat_of(d)) for d in sorted(set(deps))],
                "findings": [encode_finding(f) for f in findings]}
         try:
-            os.makedirs(self.directory, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".opened-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    pickle.dump(rec, f, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, self._file(path))
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            replace_file(self._file(path), pickle.dumps(rec, protocol=pickle.HIGHEST_PROTOCOL), ".opened-")
         except OSError as e:
             return f"cannot write the cache of opened documents in {self.directory}: {e.strerror or e}"
         return None
