@@ -179,3 +179,34 @@ def test_data_file_appended_then_compacted(tmp_path, monkeypatch):
     data.write_bytes(data.read_bytes()[:5])
     c = ScanCache(str(cdir), Settings())
     assert not c.entries and check(pkg, c) == want
+
+
+def test_a_second_file_with_the_same_base_depends_on_it_too(tmp_path, monkeypatch):
+    """In one worker, the first file's analysis resolves `pkg.base.Base` and the answer is kept;
+    the second file that subclasses it must still record base.py among its dependencies, or its
+    cached summary outlives a change of the base."""
+    pkg = project(tmp_path)
+    write(pkg / "other.py", """
+        from pkg.base import Base
+
+        class Other(Base):
+            def forward(self, x):
+                print("y", x.shape)
+                return x
+        """)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cdir = str(tmp_path / "cache")
+    c1 = ScanCache(cdir, Settings())
+    first = check(pkg, c1)
+    assert first["model.py"] == [("GM101", 6)] and first["other.py"] == [("GM101", 6)]
+    assert c1.save() is None
+    time.sleep(0.01)
+    write(pkg / "base.py", """
+        class Base:
+            pass
+        """)
+    c2 = ScanCache(cdir, Settings())
+    again = check(pkg, c2)
+    assert again["model.py"] == [] and again["other.py"] == []  # neither is a module any more
+    assert again == check(pkg, None)

@@ -43,6 +43,7 @@ class Workspace:
         self.generation = 0
         self._symbols: dict[str, Optional[Symbols]] = {}
         self._module_cache: dict[str, bool] = {}
+        self._module_files: dict[str, frozenset[str]] = {}  # the files each kept answer was read from
         self._jedi_cache: dict[str, Optional[str]] = {}
         self.use_jedi = True
         # Module files whose symbols were asked for (a scan cache entry depends on them).
@@ -66,6 +67,7 @@ class Workspace:
         self._symbols.clear()
         self._sources.clear()
         self._module_cache.clear()
+        self._module_files.clear()
         self._jedi_cache.clear()
         self.generation += 1
         return True
@@ -193,20 +195,29 @@ class Workspace:
         if dotted in MODULE_BASES:
             return True
         if dotted in self._module_cache:
+            # a kept answer still depends on the files it was read from: the file being analysed
+            # now consulted them too (a scan cache entry must be redone when they change)
+            self.consulted |= self._module_files.get(dotted, frozenset())
             return self._module_cache[dotted]
         self._module_cache[dotted] = False
-        last = dotted.rsplit(".", 1)[-1]
-        result = False
-        if dotted.startswith("torch.nn.") and last[:1].isupper() and "functional" not in dotted:
-            result = True  # nn.Linear, nn.Sequential, nn.ModuleList, ... are all Modules
-        elif depth < 12:
-            found = self.resolve_class(dotted)
-            if found is not None:
-                sym, ci = found
-                result = any(self.class_is_module(sym, ci, depth + 1) for _ in [0])
-            elif last.endswith(KNOWN_MODULE_SUFFIXES):
-                result = True
+        outer, self.consulted = self.consulted, set()  # what this answer reads
+        try:
+            last = dotted.rsplit(".", 1)[-1]
+            result = False
+            if dotted.startswith("torch.nn.") and last[:1].isupper() and "functional" not in dotted:
+                result = True  # nn.Linear, nn.Sequential, nn.ModuleList, ... are all Modules
+            elif depth < 12:
+                found = self.resolve_class(dotted)
+                if found is not None:
+                    sym, ci = found
+                    result = any(self.class_is_module(sym, ci, depth + 1) for _ in [0])
+                elif last.endswith(KNOWN_MODULE_SUFFIXES):
+                    result = True
+        finally:
+            mine, self.consulted = self.consulted, outer
+            outer |= mine
         self._module_cache[dotted] = result
+        self._module_files[dotted] = frozenset(mine)
         return result
 
     def class_is_module(self, sym: Symbols, ci: ClassInfo, depth: int = 0,
