@@ -18,7 +18,7 @@ REQUIREMENTS = [
     "torch==2.13.0", "diffusers==0.42.1", "x-transformers==2.31.10", "vector-quantize-pytorch==1.32.0",
     "st-moe-pytorch==0.1.8", "torchdiffeq==0.2.5", "mambapy==1.2.0", "kornia==0.9.0", "torchsde==0.2.6",
     "reformer-pytorch==1.4.4", "gpytorch==1.15.2", "zuko==1.6.0", "e3nn==0.6.0",
-    "torch-optimizer==0.3.0", "mixture-of-experts==0.2.3",
+    "torch-optimizer==0.3.0", "mixture-of-experts==0.2.3", "nflows==0.14",
 ]
 
 
@@ -464,6 +464,27 @@ def _e3nn():
 
 
 # --------------------------------------------------------------------------------------------------
+# nflows 0.14 (normalizing flows): added on 2026-12-06. NOT untuned: its first check found no
+# break where Dynamo reports three, and what that showed was built for it (calls through a local
+# bound to a function, `self.m()` reaching subclass overrides, boolean masks held in names,
+# parameters a caller passes tensors to, five calls deep).
+
+
+def _nflows():
+    import torch
+    from nflows.nn.nets import ResidualNet
+    from nflows.transforms import PiecewiseRationalQuadraticCouplingTransform
+
+    torch.manual_seed(0)
+    t = PiecewiseRationalQuadraticCouplingTransform(
+        torch.tensor([1, 0, 1, 0]), lambda i, o: ResidualNet(i, o, hidden_features=16, num_blocks=1),
+        num_bins=4, tails="linear", tail_bound=3.0).eval()
+    g = torch.Generator().manual_seed(1)
+    return {"transform": "PiecewiseRationalQuadraticCoupling", "features": 4, "bins": 4}, t, \
+        {"inputs": torch.randn(5, 4, generator=g) * 2}
+
+
+# --------------------------------------------------------------------------------------------------
 # torch-optimizer 0.3.0 (optimizers) and mixture-of-experts 0.2.3 (lucidrains' top-2 gated MoE):
 # a fourth round of code nobody tuned on, measured before anything was changed for them
 
@@ -565,4 +586,7 @@ ENTRIES = {e.name: e for e in [
           _optimizer("AdaBelief"), ["torch_optimizer"], scope="module"),
     Entry("lucidrains-moe", "mixture_of_experts", "mixture-of-experts==0.2.3",
           "MoE (top-2 gating with capacity), eval forward", _moe, ["mixture_of_experts"]),
+    Entry("nflows-rq-coupling", "nflows", "nflows==0.14",
+          "rational-quadratic spline coupling transform, forward (inputs partly outside the tail bound)",
+          _nflows, ["nflows"]),
 ]}

@@ -254,3 +254,56 @@ def test_a_disabled_helper_is_not_walked_with_the_callers_arguments():
     found = sites(analyze_source(text, "helpers.py").findings)
     assert ("GM201", 6) not in found  # clip runs eagerly: its branch does not break
     assert ("GM403", 28) in found  # the call of a disabled function does
+
+
+DISPATCH = """\
+import torch
+
+
+def strict_spline(inputs, widths):
+    if torch.min(inputs) < 0:
+        raise ValueError("below the domain")
+    return inputs * widths.sum()
+
+
+def tailed_spline(inputs, widths, tail=1.0):
+    inside = (inputs >= -tail) & (inputs <= tail)
+    outside = ~inside
+    out = torch.zeros_like(inputs)
+    out[outside] = inputs[outside]
+    out[inside] = inputs[inside] * widths[inside, 0]
+    return out
+
+
+class Coupling(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self._cdf(x, x.abs() + 1)
+
+    def _cdf(self, inputs, params):
+        raise NotImplementedError
+
+
+class Tailed(Coupling):
+    def __init__(self, tails=True):
+        super().__init__()
+        self.tails = tails
+
+    def _cdf(self, inputs, params):
+        if self.tails:
+            fn = tailed_spline
+        else:
+            fn = strict_spline
+        return fn(inputs, params.unsqueeze(-1))
+"""
+
+
+def test_overrides_local_function_aliases_and_mask_names(tmp_path):
+    """nflows' shape: `self._cdf` in the base class runs a subclass' override, which calls a spline
+    through a local bound to one of two functions; the spline reads a boolean mask held in a name
+    (`x[outside]`, `w[inside, 0]`). Each link was a miss; Dynamo breaks at every reported line."""
+    found = analyze_source(DISPATCH, str(tmp_path / "dispatch.py")).findings
+    assert sites(found) == {("GM301", 5), ("GM402", 14), ("GM402", 15)}
+    mod = load_module(DISPATCH, tmp_path, "dispatch_run")
+    x = torch.tensor([[-2.0, 0.5, 3.0, -0.25]])
+    assert break_lines(mod.Tailed(True), x, path=mod.__file__) == {14, 15}
+    assert break_lines(mod.Tailed(False), x.abs(), path=mod.__file__) == {5}

@@ -36,7 +36,7 @@ from graphmend.findings import Applicability, Finding
 if TYPE_CHECKING:
     from graphmend.analysis.engine import LineIndex
 
-MAX_DEPTH = 3  # a caller's callee's callee
+MAX_DEPTH = 5  # calls from the first caller: nflows reaches its spline through four
 MAX_WALKS = 200  # seeded walks per file: a bound on the cost, never reached on transformers
 
 

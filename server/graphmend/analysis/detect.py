@@ -16,7 +16,7 @@ from graphmend.analysis.conditions import Extracted, Translator, name_condition,
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
-from graphmend.analysis.symbols import FunctionInfo, Symbols
+from graphmend.analysis.symbols import FunctionInfo, Symbols, function_refs, overrides
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -102,9 +102,11 @@ class FunctionWalker:
         self.fi = fi
         self.env = Env(symbols, fi, seeds)
         self.sites: list[Site] = []
-        # calls passing tensors to functions the analysis can walk, by id() of the call (a loop
-        # body is walked twice: the second walk's kinds are kept)
-        self.calls_out: dict[int, CallFact] = {}
+        # calls passing tensors to functions the analysis can walk, by id() of the call and the
+        # target (a loop body is walked twice: the second walk's kinds are kept)
+        self.calls_out: dict[tuple, CallFact] = {}
+        self._refs: Optional[dict[str, list[ast.expr]]] = None  # symbols.function_refs, when needed
+        self._masks: Optional[set[str]] = None  # bool_mask_names, when needed
         self._seen: set[int] = set()
         self._local_loggers: Optional[set[str]] = None
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
@@ -501,14 +503,25 @@ class FunctionWalker:
                 sl = node.slice
                 # a read `x[x > 0]` has a data-dependent shape; an assignment `y[m] = v` is an
                 # index_put that Dynamo traces (measured, torch 2.13): only loads are reported
-                if self.env.kind(node.value) is Kind.TENSOR and isinstance(sl, ast.Compare) \
-                        and self.env.kind(sl) is Kind.TENSOR and not isinstance(node.ctx, ast.Store):
+                if self.env.kind(node.value) is Kind.TENSOR and not isinstance(node.ctx, ast.Store) and any(
+                        self.env.kind(x) is Kind.TENSOR and (isinstance(x, ast.Compare) or self.is_mask_name(x))
+                        for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])):  # `x[m]`, `x[m, :]`
                     self.add("GM402", node, detail="boolean-mask indexing")
                 bounds = [b for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])
                           if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step) if b is not None]
                 if self.env.kind(node.value) is Kind.TENSOR and any(
                         self.env.kind(b) is Kind.TENSOR for b in bounds):
                     self.add("GM401", node, detail="slicing with tensor-valued bounds", gb_id="GB0038")
+
+    def is_mask_name(self, e: ast.expr) -> bool:
+        """A local bound once, to a boolean tensor expression (a comparison, `~`, `&`, `|` of
+        such, torch.isnan/isinf/isfinite/logical_*, another such name): `x[m]` with it reads a
+        data-dependent number of entries (nflows' `inputs[outside_interval_mask]`, measured GB0036)."""
+        if not isinstance(e, ast.Name):
+            return False
+        if self._masks is None:
+            self._masks = bool_mask_names(self.fi.node)
+        return e.id in self._masks
 
     def call(self, c: ast.Call) -> None:
         env = self.env
@@ -577,15 +590,28 @@ class FunctionWalker:
 
     def note_call(self, c: ast.Call, q: str) -> None:
         """Record a call to a function of this file (`f(...)`, `self.m(...)`) or of another module
-        (`mod.f(...)`, an imported `f(...)`) that passes tensors (CallFact)."""
+        (`mod.f(...)`, an imported `f(...)`, a local bound to one: `fn = mod.f; fn(x)`) that passes
+        tensors (CallFact)."""
         func = c.func
+        if isinstance(func, ast.Name) and func.id in self.env.locals:
+            if self._refs is None:
+                self._refs = function_refs(self.fi.node)
+            for ref in self._refs.get(func.id, ()):
+                self.note_target(c, ref, self.symbols.qualify(ref) or "")
+            return
+        self.note_target(c, func, q)
+
+    def note_target(self, c: ast.Call, func: ast.expr, q: str) -> None:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
             cls = self.fi.cls
-            target = cls.methods.get(func.attr) if cls is not None else None
-            if target is None:
+            if cls is None:
                 return
-            module, qualname = self.symbols.module, target.qualname
-            bound = not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in target.node.decorator_list)
+            own = cls.methods.get(func.attr)
+            # the method itself, and its overrides in this file's subclasses (what `self` may be)
+            for target in ([own] if own is not None else []) + overrides(self.symbols, cls, func.attr):
+                bound = not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in target.node.decorator_list)
+                self.note_fact(c, self.symbols.module, target.qualname, bound)
+            return
         else:
             if not q or "." not in q or q.startswith(("torch.", "builtins.", "typing.", "math.")):
                 return
@@ -593,6 +619,9 @@ class FunctionWalker:
             if module == self.symbols.module and qualname not in self.symbols.functions:
                 return
             bound = False
+        self.note_fact(c, module, qualname, bound)
+
+    def note_fact(self, c: ast.Call, module: str, qualname: str, bound: bool) -> None:
         kind = self.env.kind
         tensors = []
         for i, a in enumerate(c.args):
@@ -603,10 +632,11 @@ class FunctionWalker:
         for k in c.keywords:
             if k.arg is not None and kind(k.value) is Kind.TENSOR:
                 tensors.append((None, k.arg, k.value))
+        key = (id(c), module, qualname)
         if tensors:
-            self.calls_out[id(c)] = CallFact(c, module, qualname, bound, tuple(tensors))
+            self.calls_out[key] = CallFact(c, module, qualname, bound, tuple(tensors))
         else:
-            self.calls_out.pop(id(c), None)
+            self.calls_out.pop(key, None)
 
     # --- GM401/GM402: which arguments Dynamo must read as Python values --------------------------
     def dynamic_repeats(self, c: ast.Call, method: bool) -> bool:
@@ -771,6 +801,51 @@ def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
     if types and all((symbols.qualify(t) or "") in NUMBER_TYPES for t in types):
         return [test.args[0].id]
     return []
+
+
+MASK_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or",
+                        "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le"})
+
+
+def bool_mask_names(fn: ast.AST) -> set[str]:
+    """Locals of `fn` bound exactly once, to a boolean tensor expression (see
+    FunctionWalker.is_mask_name); parameters and names bound twice are left out."""
+    binds: dict[str, list] = {}
+    for n in fast_walk(fn):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.NamedExpr,
+                          ast.With)):
+            targets = (n.targets if isinstance(n, ast.Assign) else [n.target] if hasattr(n, "target")
+                       else [i.optional_vars for i in n.items if i.optional_vars is not None])
+            for t in targets:
+                for x in fast_walk(t):
+                    if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
+                        binds.setdefault(x.id, []).append(n)
+    params = {a.arg for a in fast_walk(fn.args) if isinstance(a, ast.arg)} if hasattr(fn, "args") else set()
+    single = {k: v[0].value for k, v in binds.items()
+              if len(v) == 1 and isinstance(v[0], ast.Assign) and len(v[0].targets) == 1 and k not in params}
+    masks: set[str] = set()
+
+    def boolean(e: ast.expr) -> bool:
+        if isinstance(e, ast.Compare):
+            return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert):
+            return boolean(e.operand)
+        if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+            return boolean(e.left) and boolean(e.right)
+        if isinstance(e, ast.Name):
+            return e.id in masks
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_CALLS:
+            return True
+        return False
+
+    changed = True
+    while changed:  # `inside = (x >= a) & (x <= b)`, then `outside = ~inside`
+        changed = False
+        for name, value in single.items():
+            if name not in masks and boolean(value):
+                masks.add(name)
+                changed = True
+    return masks
 
 
 def _walk_expr(e: ast.expr):

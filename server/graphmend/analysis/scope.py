@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from graphmend.analysis.detect import is_disabled
-from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, function_refs, overrides
 from graphmend.analysis.workspace import Workspace
 
 COMPILE_NAMES = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
@@ -98,8 +98,18 @@ def _edges(fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:
         out |= _callee(target, fi, sym, ws, mod, local_defs)
     for name in fi.nested:  # closures defined here (called, returned or passed on)
         out.add(f"{mod}:{fi.qualname}.<locals>.{name}")
+    refs = None
     for node in fi.calls:
-        out |= _callee(node.func, fi, sym, ws, mod, local_defs)
+        func = node.func
+        if isinstance(func, ast.Name) and func.id not in local_defs and func.id not in sym.functions \
+                and func.id not in sym.classes and func.id not in sym.imports:
+            if refs is None:
+                refs = function_refs(fi.node)  # a local bound to a function: `fn = mod.f` then `fn(x)`
+            for ref in refs.get(func.id, ()):
+                out |= _callee(ref, fi, sym, ws, mod, local_defs)
+            if func.id in refs:
+                continue
+        out |= _callee(func, fi, sym, ws, mod, local_defs)
     return out
 
 
@@ -128,7 +138,10 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
                 if found is not None:  # self.sub(...) runs the submodule's forward
                     return set(_method_targets(found[0], found[1], "forward", ws))
                 return set()
-            return set(_method_targets(sym, ci, func.attr, ws))
+            found = set(_method_targets(sym, ci, func.attr, ws))
+            # and the overrides in this file's subclasses, which `self` may be an instance of
+            found |= {f"{mod}:{fo.qualname}" for fo in overrides(sym, ci, func.attr)}
+            return found
         if base in sym.classes:
             return set(_method_targets(sym, sym.classes[base], func.attr, ws))
         q = sym.qualify(func)

@@ -326,3 +326,66 @@ class Symbols:
         elif head in self.classes or head in self.functions:
             head = f"{self.module}.{head}" if self.module else head
         return ".".join([head, *reversed(parts)])
+
+
+def function_refs(fn: ast.AST) -> dict[str, list[ast.expr]]:
+    """Locals of a function bound only to references of functions (`spline_fn =
+    splines.rational_quadratic_spline` in one branch, `= splines.unconstrained_...` in the other,
+    or `f = a if flag else b`): name -> the referenced expressions, for the calls through them.
+    A name also bound to anything else (a call's result, a loop target, a parameter) is left out."""
+    refs: dict[str, list[ast.expr]] = {}
+    other: set[str] = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} if hasattr(fn, "args") else set()
+    stack = list(getattr(fn, "body", []))
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            v = n.value
+            values = [v.body, v.orelse] if isinstance(v, ast.IfExp) else [v]
+            if all(isinstance(x, (ast.Name, ast.Attribute)) for x in values):
+                refs.setdefault(n.targets[0].id, []).extend(values)
+                stack.extend(ast.iter_child_nodes(n.value))
+                continue
+        for t in ast.walk(n) if isinstance(n, ast.stmt) and not isinstance(n, (ast.If, ast.For, ast.While, ast.With,
+                                                                                 ast.Try, ast.AsyncFor, ast.AsyncWith)) \
+                else ():
+            if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store):
+                other.add(t.id)
+        if isinstance(n, (ast.For, ast.AsyncFor)):
+            other |= {t.id for t in ast.walk(n.target) if isinstance(t, ast.Name)}
+        if isinstance(n, (ast.With, ast.AsyncWith)):
+            other |= {t.id for i in n.items if i.optional_vars is not None for t in ast.walk(i.optional_vars)
+                      if isinstance(t, ast.Name)}
+        stack.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, (ast.stmt, ast.excepthandler)))
+    return {k: v for k, v in refs.items() if k not in other}
+
+
+def overrides(sym: "Symbols", cls: "ClassInfo", name: str) -> list["FunctionInfo"]:
+    """The methods `name` of the classes of this file that derive from `cls` (directly or through
+    other classes of the file): where `self.name(...)` in a method of `cls` may lead at run time
+    (nflows' `PiecewiseCouplingTransform._coupling_transform` calls `self._piecewise_cdf`, which
+    each subclass defines)."""
+    cache = sym.__dict__.setdefault("_subclasses", {})
+    if not cache:
+        local = {f"{sym.module}.{n}": n for n in sym.classes}
+        for n, ci in sym.classes.items():
+            for b in ci.bases:
+                parent = local.get(b) or (b if b in sym.classes else None)
+                if parent is not None and parent != n:
+                    cache.setdefault(parent, set()).add(n)
+        cache.setdefault("", set())  # computed (a file with no subclasses)
+    out, seen, todo = [], {cls.name}, list(cache.get(cls.name, ()))
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        ci = sym.classes.get(n)
+        if ci is None:
+            continue
+        fi = ci.methods.get(name)
+        if fi is not None:
+            out.append(fi)
+        todo.extend(cache.get(n, ()))
+    return out
