@@ -307,3 +307,47 @@ def test_overrides_local_function_aliases_and_mask_names(tmp_path):
     x = torch.tensor([[-2.0, 0.5, 3.0, -0.25]])
     assert break_lines(mod.Tailed(True), x, path=mod.__file__) == {14, 15}
     assert break_lines(mod.Tailed(False), x.abs(), path=mod.__file__) == {5}
+
+
+AUTOGRAD = """\
+import torch
+
+
+def _threshold(X, k):
+    topk, _ = torch.topk(X, k=k, dim=-1)
+    support = (topk > 0).sum(dim=-1).unsqueeze(-1)
+    unsolved = (support == k).squeeze(-1)
+    if torch.any(unsolved):
+        X[unsolved] = X[unsolved] * 0.5
+    return topk.sum(-1, keepdim=True) / support.clamp(min=1)
+
+
+class Threshold(torch.autograd.Function):
+    @classmethod
+    def forward(cls, ctx, X, k=2):
+        tau = cls._tau(X, k)
+        return torch.clamp(X - tau, min=0)
+
+    @classmethod
+    def _tau(cls, X, k):
+        return _threshold(X.clone(), k)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class Sparse(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return Threshold.apply(x, 2)
+"""
+
+
+def test_an_autograd_functions_forward_and_cls_methods_are_reached(tmp_path):
+    """entmax's shape: the module calls `Function.apply`, whose classmethod forward calls
+    `cls._tau`, which calls a helper with tensors; Dynamo traces all of it and breaks in the
+    helper (the branch, and the mask read held in a name built with `.squeeze`)."""
+    found = analyze_source(AUTOGRAD, str(tmp_path / "autograd.py")).findings
+    assert sites(found) == {("GM201", 8), ("GM402", 9)}
+    mod = load_module(AUTOGRAD, tmp_path, "autograd_run")
+    assert break_lines(mod.Sparse(), torch.tensor([[1.0, 2.0, 3.0, -1.0]]), path=mod.__file__) == {8, 9}

@@ -89,8 +89,7 @@ def _params(fi: FunctionInfo, fact: CallFact) -> dict[str, ast.expr]:
     a = fi.node.args
     positional = [*a.posonlyargs, *a.args]
     by_keyword = {x.arg for x in [*a.args, *a.kwonlyargs]}
-    if fact.bound:
-        positional = positional[1:]
+    positional = positional[fact.skip:]
     out: dict[str, ast.expr] = {}
     for pos, kw, node in fact.tensors:
         if pos is not None:

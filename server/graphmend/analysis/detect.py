@@ -89,7 +89,8 @@ class CallFact:
     node: ast.Call
     module: str  # the callee's module (dotted)
     qualname: str  # "func", "Class.method"
-    bound: bool  # `self.m(...)`: the first parameter is the instance
+    skip: int  # the leading parameters the call does not give: 1 for `self.m(...)` (the instance),
+    # 1 or 2 for `F.apply(...)` of an autograd Function (`ctx`, and `cls` for a classmethod forward)
     # the tensor arguments: (position, keyword, the argument)
     tensors: tuple[tuple[Optional[int], Optional[str], ast.expr], ...]
 
@@ -602,26 +603,36 @@ class FunctionWalker:
         self.note_target(c, func, q)
 
     def note_target(self, c: ast.Call, func: ast.expr, q: str) -> None:
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id in ("self", "cls"):  # `cls.m(...)` in a classmethod too
             cls = self.fi.cls
             if cls is None:
                 return
             own = cls.methods.get(func.attr)
             # the method itself, and its overrides in this file's subclasses (what `self` may be)
             for target in ([own] if own is not None else []) + overrides(self.symbols, cls, func.attr):
-                bound = not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in target.node.decorator_list)
-                self.note_fact(c, self.symbols.module, target.qualname, bound)
+                self.note_fact(c, self.symbols.module, target.qualname, 0 if _static(target.node) else 1)
             return
-        else:
-            if not q or "." not in q or q.startswith(("torch.", "builtins.", "typing.", "math.")):
-                return
-            module, qualname = q.rsplit(".", 1)
-            if module == self.symbols.module and qualname not in self.symbols.functions:
-                return
-            bound = False
-        self.note_fact(c, module, qualname, bound)
+        if isinstance(func, ast.Attribute) and func.attr == "apply" and isinstance(func.value, ast.Name) \
+                and func.value.id in self.symbols.classes:  # `MyFunction.apply(x)`: its forward(ctx, x)
+            fwd = self.symbols.classes[func.value.id].methods.get("forward")
+            if fwd is not None:
+                self.note_fact(c, self.symbols.module, fwd.qualname, 1 if _static(fwd.node) else 2)
+            return
+        if not q or "." not in q or q.startswith(("torch.", "builtins.", "typing.", "math.")):
+            return
+        if isinstance(func, ast.Attribute):
+            root = func
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in self.env.locals:
+                return  # a method of a local value (`mask.masked_select(...)`), not a module's function
+        module, qualname = q.rsplit(".", 1)
+        if module == self.symbols.module and qualname not in self.symbols.functions:
+            return
+        self.note_fact(c, module, qualname, 0)
 
-    def note_fact(self, c: ast.Call, module: str, qualname: str, bound: bool) -> None:
+    def note_fact(self, c: ast.Call, module: str, qualname: str, skip: int) -> None:
         kind = self.env.kind
         tensors = []
         for i, a in enumerate(c.args):
@@ -634,7 +645,7 @@ class FunctionWalker:
                 tensors.append((None, k.arg, k.value))
         key = (id(c), module, qualname)
         if tensors:
-            self.calls_out[key] = CallFact(c, module, qualname, bound, tuple(tensors))
+            self.calls_out[key] = CallFact(c, module, qualname, skip, tuple(tensors))
         else:
             self.calls_out.pop(key, None)
 
@@ -807,6 +818,11 @@ MASK_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "l
                         "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le"})
 
 
+# methods that keep a boolean tensor boolean (only its shape or layout changes)
+MASK_SHAPES = frozenset({"squeeze", "unsqueeze", "view", "reshape", "flatten", "expand", "expand_as", "transpose",
+                         "permute", "contiguous", "clone", "detach", "bool", "t", "view_as", "reshape_as"})
+
+
 def bool_mask_names(fn: ast.AST) -> set[str]:
     """Locals of `fn` bound exactly once, to a boolean tensor expression (see
     FunctionWalker.is_mask_name); parameters and names bound twice are left out."""
@@ -836,6 +852,8 @@ def bool_mask_names(fn: ast.AST) -> set[str]:
             return e.id in masks
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_CALLS:
             return True
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_SHAPES:
+            return boolean(e.func.value)  # `(sizes == k).squeeze(dim)`: still a mask
         return False
 
     changed = True
@@ -846,6 +864,10 @@ def bool_mask_names(fn: ast.AST) -> set[str]:
                 masks.add(name)
                 changed = True
     return masks
+
+
+def _static(fn: ast.AST) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in getattr(fn, "decorator_list", ()))
 
 
 def _walk_expr(e: ast.expr):
