@@ -351,3 +351,51 @@ def test_an_autograd_functions_forward_and_cls_methods_are_reached(tmp_path):
     assert sites(found) == {("GM201", 8), ("GM402", 9)}
     mod = load_module(AUTOGRAD, tmp_path, "autograd_run")
     assert break_lines(mod.Sparse(), torch.tensor([[1.0, 2.0, 3.0, -1.0]]), path=mod.__file__) == {8, 9}
+
+
+BASE_LOSS = """\
+import torch
+
+
+class BaseLoss(torch.nn.Module):
+    def forward(self, emb: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        return self.compute_loss(emb, labels)
+
+    def compute_loss(self, emb, labels):
+        raise NotImplementedError
+"""
+
+PAIR_LOSS = """\
+import torch
+
+from losspkg.base import BaseLoss
+
+
+class PairLoss(BaseLoss):
+    def compute_loss(self, emb, labels):
+        sims = emb.matmul(emb.t())
+        same = labels.unsqueeze(0) == labels.unsqueeze(1)
+        low, high = None, None
+        low = same & (sims > 0)
+        return sims[low].sum()
+"""
+
+
+def test_self_calls_reach_overrides_in_other_files(tmp_path, monkeypatch):
+    """pytorch-metric-learning's shape: the base class in one file calls `self.compute_loss`,
+    each loss overrides it in its own file (and holds its mask in a name first bound to None).
+    graphmend check over the package reaches the override; Dynamo breaks there."""
+    pkg = tmp_path / "losspkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text(BASE_LOSS)
+    (pkg / "pair.py").write_text(PAIR_LOSS)
+    files = [str(pkg / "base.py"), str(pkg / "pair.py")]
+    res = {os.path.basename(r.path): sites(r.findings) for r in scan.check_files(files, Settings(), jobs=1)}
+    assert res == {"base.py": set(), "pair.py": {("GM402", 12)}}
+    # one file alone: the base does not know its subclasses, the subclass is not reached
+    assert scan.check_files([files[1]], Settings(), jobs=1)[0].findings == []
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from losspkg.pair import PairLoss
+    emb, labels = torch.randn(4, 3), torch.tensor([0, 0, 1, 1])
+    assert break_lines(PairLoss(), emb, labels, path=str(pkg / "pair.py")) == {12}

@@ -37,7 +37,7 @@ from graphmend.filestat import Stat, stat_of
 from graphmend.fingerprint import engine_fingerprint
 
 DEFAULT_DIR = ".graphmend_cache"
-FORMAT = 4
+FORMAT = 5
 
 
 

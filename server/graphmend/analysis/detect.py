@@ -815,12 +815,25 @@ def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
 
 
 MASK_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or",
-                        "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le"})
+                        "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "bool"})
 
 
 # methods that keep a boolean tensor boolean (only its shape or layout changes)
 MASK_SHAPES = frozenset({"squeeze", "unsqueeze", "view", "reshape", "flatten", "expand", "expand_as", "transpose",
                          "permute", "contiguous", "clone", "detach", "bool", "t", "view_as", "reshape_as"})
+
+
+def _none_binding(b: ast.AST, name: str) -> bool:
+    """`name = None`, or `a, name = x, None`: a binding of `name` to the constant None."""
+    if not isinstance(b, ast.Assign) or len(b.targets) != 1:
+        return False
+    t, v = b.targets[0], b.value
+    if isinstance(t, ast.Name):
+        return t.id == name and isinstance(v, ast.Constant) and v.value is None
+    if isinstance(t, (ast.Tuple, ast.List)) and isinstance(v, (ast.Tuple, ast.List)) and len(t.elts) == len(v.elts):
+        return any(isinstance(x, ast.Name) and x.id == name and isinstance(y, ast.Constant) and y.value is None
+                   for x, y in zip(t.elts, v.elts))
+    return False
 
 
 def bool_mask_names(fn: ast.AST) -> set[str]:
@@ -837,8 +850,12 @@ def bool_mask_names(fn: ast.AST) -> set[str]:
                     if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
                         binds.setdefault(x.id, []).append(n)
     params = {a.arg for a in fast_walk(fn.args) if isinstance(a, ast.arg)} if hasattr(fn, "args") else set()
+    # `low = None` first (threshold_reducer's `low_condition, high_condition = None, None`) does not
+    # count: where a read of `x[low]` sees None, the walk's kind of `low` there is not a tensor
+    binds = {k: [b for b in v if not _none_binding(b, k)] for k, v in binds.items()}
     single = {k: v[0].value for k, v in binds.items()
-              if len(v) == 1 and isinstance(v[0], ast.Assign) and len(v[0].targets) == 1 and k not in params}
+              if len(v) == 1 and isinstance(v[0], ast.Assign) and len(v[0].targets) == 1
+              and isinstance(v[0].targets[0], ast.Name) and k not in params}
     masks: set[str] = set()
 
     def boolean(e: ast.expr) -> bool:

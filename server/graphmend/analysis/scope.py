@@ -32,6 +32,12 @@ class FileScope:
     edges: dict[str, set[str]] = field(default_factory=dict)  # qualname -> {"mod:qual" | qual}
     defined: set[str] = field(default_factory=set)  # every function qualname in the file
     disabled: set[str] = field(default_factory=set)
+    # module-level class -> its bases' dotted names: `reach` follows a virtual edge
+    # ("~mod:Cls.m", `self.m()` in a method of Cls) to the overrides in other files' subclasses
+    classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+VIRTUAL = "~"  # an edge "~mod:Cls.m": `self.m()` in Cls, also every override of m in a subclass
 
 
 def _is_compile(expr: ast.expr, sym: Symbols) -> bool:
@@ -71,6 +77,7 @@ def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default",
     previous version (None: compute them), for re-analysing one edited function."""
     fs = FileScope(sym.module)
     mod = sym.module
+    fs.classes = {name: tuple(b for b in ci.bases if b) for name, ci in sym.classes.items()}
     module_classes = {name for name, ci in sym.classes.items() if ws.class_is_module(sym, ci)}
     for fi in sym.all_functions:
         fs.defined.add(fi.qualname)
@@ -160,8 +167,11 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
                     return set(_method_targets(found[0], found[1], "forward", ws))
                 return set()
             found = set(_method_targets(sym, ci, func.attr, ws))
-            # and the overrides in this file's subclasses, which `self` may be an instance of
+            # and the overrides in subclasses, which `self` may be an instance of: this file's
+            # here, every checked file's through the virtual edge (`reach`)
             found |= {f"{mod}:{fo.qualname}" for fo in overrides(sym, ci, func.attr)}
+            if ci.name in sym.classes and sym.classes[ci.name] is ci:
+                found.add(f"{VIRTUAL}{mod}:{ci.name}.{func.attr}")
             return found
         if base in sym.classes:
             return set(_method_targets(sym, sym.classes[base], func.attr, ws))
@@ -238,6 +248,8 @@ def reach(scopes: Iterable[FileScope]) -> dict[str, dict[str, str]]:
         for q, why in fs.entries.items():
             label = why[4:] if why.startswith("via ") else (f"{q} ({why})" if why != "nn.Module.forward" else q)
             work.append((fs.module, q, label))
+    subclasses: Optional[dict[str, list[tuple[str, str]]]] = None
+    followed: set[str] = set()
     while work:
         mod, q, label = work.pop()
         fs = by_mod.get(mod)
@@ -245,6 +257,43 @@ def reach(scopes: Iterable[FileScope]) -> dict[str, dict[str, str]]:
             continue
         result[mod][q] = label
         for t in fs.edges.get(q, ()):
+            if t.startswith(VIRTUAL):
+                if t in followed:
+                    continue
+                followed.add(t)
+                if subclasses is None:
+                    subclasses = _subclasses(by_mod.values())
+                work.extend((m, f"{cls}.{meth}", label) for m, cls, meth in _overriding(t, subclasses, by_mod))
+                continue
             m, _, tq = t.partition(":")
             work.append((m or mod, tq, label))
     return result
+
+
+def _subclasses(scopes: Iterable[FileScope]) -> dict[str, list[tuple[str, str]]]:
+    """Dotted class name -> the (module, class) of the classes that name it as a base."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for fs in scopes:
+        for cls, bases in fs.classes.items():
+            for b in bases:
+                out.setdefault(b, []).append((fs.module, cls))
+    return out
+
+
+def _overriding(edge: str, subclasses: dict[str, list[tuple[str, str]]],
+                by_mod: dict[str, FileScope]) -> list[tuple[str, str, str]]:
+    """(module, class, method) of the overrides a virtual edge "~mod:Cls.m" leads to, in every
+    subclass of Cls, at any depth, among the given files."""
+    mod, _, rest = edge[len(VIRTUAL):].partition(":")
+    cls, _, meth = rest.rpartition(".")
+    out, seen, todo = [], set(), [f"{mod}.{cls}"]
+    while todo:
+        for m, c in subclasses.get(todo.pop(), ()):
+            if (m, c) in seen:
+                continue
+            seen.add((m, c))
+            fs = by_mod.get(m)
+            if fs is not None and f"{c}.{meth}" in fs.defined:
+                out.append((m, c, meth))
+            todo.append(f"{m}.{c}")
+    return out

@@ -158,8 +158,8 @@ class WorkspaceIndex:
             if scope is None:
                 changed = self._scopes.pop(path, None) is not None
             else:
-                changed = old is None or (old.entries, old.edges, old.defined, old.disabled) != (
-                    scope.entries, scope.edges, scope.defined, scope.disabled)
+                changed = old is None or (old.entries, old.edges, old.defined, old.disabled, old.classes) != (
+                    scope.entries, scope.edges, scope.defined, scope.disabled, scope.classes)
                 self._scopes[path] = scope
             if changed:
                 self._external = {}

@@ -356,7 +356,8 @@ class _Summary:
         s = self.scope
         scope = None if s is None else {
             "module": s.module, "entries": s.entries, "defined": sorted(s.defined),
-            "disabled": sorted(s.disabled), "edges": {q: sorted(e) for q, e in s.edges.items()}}
+            "disabled": sorted(s.disabled), "edges": {q: sorted(e) for q, e in s.edges.items()},
+            "classes": {c: list(b) for c, b in s.classes.items()}}
         return {"scope": scope, "findings": self.findings,
                 "supp": {str(k): v for k, v in self.supp.items()}, "deps": self.deps}
 
@@ -366,7 +367,7 @@ class _Summary:
         s = d.get("scope")
         scope = None if s is None else FileScope(
             s["module"], dict(s["entries"]), {q: set(e) for q, e in s["edges"].items()},
-            set(s["defined"]), set(s["disabled"]))
+            set(s["defined"]), set(s["disabled"]), {c: tuple(b) for c, b in s.get("classes", {}).items()})
         return cls(scope, d["findings"], {int(k): v for k, v in d["supp"].items()}, d["deps"])
 
 
