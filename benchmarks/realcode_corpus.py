@@ -18,7 +18,8 @@ REQUIREMENTS = [
     "torch==2.13.0", "diffusers==0.42.1", "x-transformers==2.31.10", "vector-quantize-pytorch==1.32.0",
     "st-moe-pytorch==0.1.8", "torchdiffeq==0.2.5", "mambapy==1.2.0", "kornia==0.9.0", "torchsde==0.2.6",
     "reformer-pytorch==1.4.4", "gpytorch==1.15.2", "zuko==1.6.0", "e3nn==0.6.0",
-    "torch-optimizer==0.3.0", "mixture-of-experts==0.2.3", "nflows==0.14",
+    "torch-optimizer==0.3.0", "mixture-of-experts==0.2.3", "nflows==0.14", "entmax==1.3",
+    "pytorch-metric-learning==2.8.1",
 ]
 
 
@@ -464,10 +465,13 @@ def _e3nn():
 
 
 # --------------------------------------------------------------------------------------------------
-# nflows 0.14 (normalizing flows): added on 2026-12-06. NOT untuned: its first check found no
-# break where Dynamo reports three, and what that showed was built for it (calls through a local
-# bound to a function, `self.m()` reaching subclass overrides, boolean masks held in names,
-# parameters a caller passes tensors to, five calls deep).
+# Added on 2026-12-06, and NOT untuned: each first check missed breaks, and what that showed was
+# built for it. nflows 0.14 (normalizing flows; 0 of 3 Dynamo sites at first): calls through a
+# local bound to a function, `self.m()` reaching subclass overrides, boolean masks held in names,
+# parameters a caller passes tensors to, five calls deep. entmax 1.3 (sparsemax; 0 of 2): custom
+# autograd Functions (`apply` -> `forward`, `cls.m()`), masks reshaped with `.squeeze`.
+# pytorch-metric-learning 2.8.1 (losses; 2 of 6): `self.compute_loss()` in a base class reaching
+# the overrides in other files' subclasses, masks first bound to None.
 
 
 def _nflows():
@@ -482,6 +486,35 @@ def _nflows():
     g = torch.Generator().manual_seed(1)
     return {"transform": "PiecewiseRationalQuadraticCoupling", "features": 4, "bins": 4}, t, \
         {"inputs": torch.randn(5, 4, generator=g) * 2}
+
+
+def _entmax():
+    import torch
+    from entmax import Sparsemax
+
+    g = torch.Generator().manual_seed(1)
+    return {"module": "Sparsemax(k=3)"}, Sparsemax(dim=-1, k=3), {"X": torch.randn(4, 6, generator=g)}
+
+
+class _Losses:
+    """Five pytorch-metric-learning losses on one batch, summed: the user's training loss."""
+
+    def __init__(self):
+        from pytorch_metric_learning import losses
+
+        self.losses = [losses.TripletMarginLoss(), losses.ContrastiveLoss(), losses.MultiSimilarityLoss(),
+                       losses.NTXentLoss(), losses.CircleLoss()]
+
+    def __call__(self, embeddings, labels):
+        return sum(loss(embeddings, labels) for loss in self.losses)
+
+
+def _pml():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"losses": "TripletMargin, Contrastive, MultiSimilarity, NTXent, Circle"}, _Losses(), \
+        {"embeddings": torch.randn(8, 4, generator=g), "labels": torch.tensor([0, 0, 1, 1, 2, 2, 3, 3])}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -589,4 +622,9 @@ ENTRIES = {e.name: e for e in [
     Entry("nflows-rq-coupling", "nflows", "nflows==0.14",
           "rational-quadratic spline coupling transform, forward (inputs partly outside the tail bound)",
           _nflows, ["nflows"]),
+    Entry("entmax-sparsemax", "entmax", "entmax==1.3", "Sparsemax with partial sorting (k=3), forward", _entmax,
+          ["entmax"]),
+    Entry("pml-losses", "pytorch_metric_learning", "pytorch-metric-learning==2.8.1",
+          "five metric-learning losses on one batch, summed in a user function", _pml,
+          ["pytorch_metric_learning"]),
 ]}
