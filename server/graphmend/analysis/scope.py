@@ -10,6 +10,7 @@ forward reaches it).
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
@@ -37,6 +38,7 @@ class FileScope:
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
+BUILTIN_NAMES = frozenset(dir(builtins))  # `len(x)`, `isinstance(...)`: never a local bound to a function
 VIRTUAL = "~"  # an edge "~mod:Cls.m": `self.m()` in Cls, also every override of m in a subclass
 
 
@@ -124,7 +126,7 @@ def _edges(fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:
     for node in fi.calls:
         func = node.func
         if isinstance(func, ast.Name) and func.id not in local_defs and func.id not in sym.functions \
-                and func.id not in sym.classes and func.id not in sym.imports:
+                and func.id not in sym.classes and func.id not in sym.imports and func.id not in BUILTIN_NAMES:
             if refs is None:
                 refs = function_refs(fi.node)  # a local bound to a function: `fn = mod.f` then `fn(x)`
             for ref in refs.get(func.id, ()):

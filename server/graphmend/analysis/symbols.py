@@ -332,32 +332,28 @@ def function_refs(fn: ast.AST) -> dict[str, list[ast.expr]]:
     """Locals of a function bound only to references of functions (`spline_fn =
     splines.rational_quadratic_spline` in one branch, `= splines.unconstrained_...` in the other,
     or `f = a if flag else b`): name -> the referenced expressions, for the calls through them.
-    A name also bound to anything else (a call's result, a loop target, a parameter) is left out."""
+    A name also bound to anything else (a call's result, a loop target, a parameter, anything in
+    a nested function) is left out. One pass over the function's nodes."""
+    from graphmend.analysis.astwalk import preorder
+
     refs: dict[str, list[ast.expr]] = {}
-    other: set[str] = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} if hasattr(fn, "args") else set()
-    stack = list(getattr(fn, "body", []))
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+    other: set[str] = {a.arg for a in preorder(fn.args) if isinstance(a, ast.arg)} if hasattr(fn, "args") else set()
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+    ref_values: set[int] = set()
+    for n in preorder(fn):
+        if n is not fn and isinstance(n, nested):
+            other |= {x.id for x in preorder(n) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
+            if not isinstance(n, ast.Lambda):
+                other.add(n.name)
             continue
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             v = n.value
             values = [v.body, v.orelse] if isinstance(v, ast.IfExp) else [v]
             if all(isinstance(x, (ast.Name, ast.Attribute)) for x in values):
                 refs.setdefault(n.targets[0].id, []).extend(values)
-                stack.extend(ast.iter_child_nodes(n.value))
-                continue
-        for t in ast.walk(n) if isinstance(n, ast.stmt) and not isinstance(n, (ast.If, ast.For, ast.While, ast.With,
-                                                                                 ast.Try, ast.AsyncFor, ast.AsyncWith)) \
-                else ():
-            if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store):
-                other.add(t.id)
-        if isinstance(n, (ast.For, ast.AsyncFor)):
-            other |= {t.id for t in ast.walk(n.target) if isinstance(t, ast.Name)}
-        if isinstance(n, (ast.With, ast.AsyncWith)):
-            other |= {t.id for i in n.items if i.optional_vars is not None for t in ast.walk(i.optional_vars)
-                      if isinstance(t, ast.Name)}
-        stack.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, (ast.stmt, ast.excepthandler)))
+                ref_values.add(id(n.targets[0]))
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in ref_values:
+            other.add(n.id)
     return {k: v for k, v in refs.items() if k not in other}
 
 
