@@ -340,15 +340,16 @@ async def open_only(s: Session, root: Path | None, path: Path, text: str | None 
     text = path.read_text(encoding="utf-8") if text is None else text
     await s.start(root)
     fut = s.expect(uri, 1)
+    started_ns = time.time_ns()
     t0 = time.perf_counter()
     s.client.text_document_did_open(T.DidOpenTextDocumentParams(
         text_document=T.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
     t1, _ = await s.wait(fut, "the diagnostics of didOpen")
-    kept = lambda: {(p.name, p.stat().st_mtime_ns) for p in Path(os.environ["XDG_CACHE_HOME"]).glob(  # noqa: E731
-        "graphmend/opened-*/*.pickle")}
-    before = kept()
-    for _ in range(250):  # written off the check thread after the first check: before the stop
-        if kept() != before or len(before) > 0 and _ > 25:
+    from graphmend.analysis.definitions import user_cache_dir
+    from graphmend.lsp.opened import OpenedCache
+    record = Path(OpenedCache(user_cache_dir())._file(str(path)))  # this server's record of the file
+    for _ in range(250):  # written off the check thread after the first check: wait for it before the stop
+        if record.exists() and record.stat().st_mtime_ns >= started_ns:
             break
         await asyncio.sleep(0.02)
     return (t1 - t0) * 1000

@@ -40,6 +40,15 @@ def project(tmp_path):
     return pkg
 
 
+def demote_base(pkg):
+    """base.Base stops being an nn.Module (after a pause, so the file's mtime changes)."""
+    time.sleep(0.01)
+    write(pkg / "base.py", """
+        class Base:
+            pass
+        """)
+
+
 def check(pkg, cache):
     files, _ = scan.discover([str(pkg)], Settings())
     res = scan.check_files(files, Settings(), jobs=1, roots=[str(pkg.parent)], cache=cache)
@@ -58,11 +67,7 @@ def test_hits_and_invalidation(tmp_path, monkeypatch):
     c2 = ScanCache(cdir, Settings())
     assert check(pkg, c2) == first and c2.hits == 3 and c2.misses == 0
     # the base class stops being a Module: model.py depends on base.py, so both are redone
-    time.sleep(0.01)
-    write(pkg / "base.py", """
-        class Base:
-            pass
-        """)
+    demote_base(pkg)
     c3 = ScanCache(cdir, Settings())
     third = check(pkg, c3)
     assert third["model.py"] == [] and c3.misses == 2 and c3.hits == 1
@@ -201,11 +206,7 @@ def test_a_second_file_with_the_same_base_depends_on_it_too(tmp_path, monkeypatc
     first = check(pkg, c1)
     assert first["model.py"] == [("GM101", 6)] and first["other.py"] == [("GM101", 6)]
     assert c1.save() is None
-    time.sleep(0.01)
-    write(pkg / "base.py", """
-        class Base:
-            pass
-        """)
+    demote_base(pkg)
     c2 = ScanCache(cdir, Settings())
     again = check(pkg, c2)
     assert again["model.py"] == [] and again["other.py"] == []  # neither is a module any more

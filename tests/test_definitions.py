@@ -116,14 +116,19 @@ def test_a_changed_module_is_read_again(tmp_path):
     assert fresh.misses >= 1
 
 
-def test_answers_computed_later_are_recorded(tmp_path):
+def _saved(tmp_path):
+    """A project, the index its analysis wrote, and that index as stored (unpickled)."""
     root = _project(tmp_path)
     store = str(tmp_path / "cache" / "definitions.pickle")
     index = DefinitionsIndex(store, "fp")
     _findings(root, index)
     index.save()
     with open(store, "rb") as f:
-        data = pickle.load(f)
+        return root, store, pickle.load(f)
+
+
+def test_answers_computed_later_are_recorded(tmp_path):
+    root, store, data = _saved(tmp_path)
     (key, (stat, blob)), = [(k, v) for k, v in data["modules"].items() if k[1] == "pkg.base"]
     record = pickle.loads(blob)
     assert record["returns"] == {"scale": True, "label": False}
@@ -147,13 +152,7 @@ def test_a_bad_or_foreign_index_is_ignored_and_rewritten(tmp_path, content):
 
 
 def test_a_damaged_record_reads_the_file(tmp_path):
-    root = _project(tmp_path)
-    store = str(tmp_path / "cache" / "definitions.pickle")
-    index = DefinitionsIndex(store, "fp")
-    _findings(root, index)
-    index.save()
-    with open(store, "rb") as f:
-        data = pickle.load(f)
+    root, store, data = _saved(tmp_path)
     data["modules"] = {k: (st, b"\x80garbage") for k, (st, _) in data["modules"].items()}
     with open(store, "wb") as f:
         pickle.dump(data, f)

@@ -186,12 +186,9 @@ def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
             continue
         tsym, tfi = found
         if tsym is not src.symbols:  # a re-export: the function lives in another module
-            tsrc = next((s for s in sources.values() if s is not None and s.symbols is tsym), None)
-            if tsrc is None:
-                tsrc = source(tsym.module)
-            if tsrc is None or tsrc.symbols is not tsym:
+            src = source(tsym.module)
+            if src is None or src.symbols is not tsym:
                 continue
-            src = tsrc
         if tfi.node.decorator_list and (is_disabled(tfi.node, tsym) or any(
                 isinstance(d, ast.Name) and d.id == "property" for d in tfi.node.decorator_list)):
             continue  # Dynamo does not trace a torch.compiler.disable()d function

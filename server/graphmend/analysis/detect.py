@@ -16,7 +16,7 @@ from graphmend.analysis.conditions import Extracted, Translator, name_condition,
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
-from graphmend.analysis.symbols import FunctionInfo, Symbols, function_refs, overrides
+from graphmend.analysis.symbols import FunctionInfo, Symbols, function_refs, overrides, single_assignments
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -613,8 +613,10 @@ class FunctionWalker:
             for target in ([own] if own is not None else []) + overrides(self.symbols, cls, func.attr):
                 self.note_fact(c, self.symbols.module, target.qualname, 0 if _static(target.node) else 1)
             return
+        ws = self.symbols.workspace
         if isinstance(func, ast.Attribute) and func.attr == "apply" and isinstance(func.value, ast.Name) \
-                and func.value.id in self.symbols.classes:  # `MyFunction.apply(x)`: its forward(ctx, x)
+                and func.value.id in self.symbols.classes and ws is not None and ws.is_autograd_function(
+                    self.symbols, self.symbols.classes[func.value.id]):  # `MyFunction.apply(x)`: forward(ctx, x)
             fwd = self.symbols.classes[func.value.id].methods.get("forward")
             if fwd is not None:
                 self.note_fact(c, self.symbols.module, fwd.qualname, 1 if _static(fwd.node) else 2)
@@ -820,7 +822,7 @@ MASK_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "l
 
 # methods that keep a boolean tensor boolean (only its shape or layout changes)
 MASK_SHAPES = frozenset({"squeeze", "unsqueeze", "view", "reshape", "flatten", "expand", "expand_as", "transpose",
-                         "permute", "contiguous", "clone", "detach", "bool", "t", "view_as", "reshape_as"})
+                         "permute", "contiguous", "clone", "detach", "t", "view_as", "reshape_as"})
 
 
 def _none_binding(b: ast.AST, name: str) -> bool:
@@ -838,24 +840,10 @@ def _none_binding(b: ast.AST, name: str) -> bool:
 
 def bool_mask_names(fn: ast.AST) -> set[str]:
     """Locals of `fn` bound exactly once, to a boolean tensor expression (see
-    FunctionWalker.is_mask_name); parameters and names bound twice are left out."""
-    binds: dict[str, list] = {}
-    for n in fast_walk(fn):
-        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.NamedExpr,
-                          ast.With)):
-            targets = (n.targets if isinstance(n, ast.Assign) else [n.target] if hasattr(n, "target")
-                       else [i.optional_vars for i in n.items if i.optional_vars is not None])
-            for t in targets:
-                for x in fast_walk(t):
-                    if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
-                        binds.setdefault(x.id, []).append(n)
-    params = {a.arg for a in fast_walk(fn.args) if isinstance(a, ast.arg)} if hasattr(fn, "args") else set()
-    # `low = None` first (threshold_reducer's `low_condition, high_condition = None, None`) does not
-    # count: where a read of `x[low]` sees None, the walk's kind of `low` there is not a tensor
-    binds = {k: [b for b in v if not _none_binding(b, k)] for k, v in binds.items()}
-    single = {k: v[0].value for k, v in binds.items()
-              if len(v) == 1 and isinstance(v[0], ast.Assign) and len(v[0].targets) == 1
-              and isinstance(v[0].targets[0], ast.Name) and k not in params}
+    FunctionWalker.is_mask_name); parameters and names bound twice are left out. `low = None`
+    first (threshold_reducer's `low_condition, high_condition = None, None`) does not count:
+    where a read of `x[low]` sees None, the walk's kind of `low` there is not a tensor."""
+    single = single_assignments(fn, _none_binding)
     masks: set[str] = set()
 
     def boolean(e: ast.expr) -> bool:

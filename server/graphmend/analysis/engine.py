@@ -34,6 +34,7 @@ class FileAnalysis:
     findings: list[Finding] = field(default_factory=list)
     suppressed: int = 0  # findings hidden by `# graphmend: ignore` comments
     symbols: Optional[Symbols] = field(default=None, repr=False, compare=False)  # for building fixes
+    _sites: set = field(default_factory=set, repr=False, compare=False)  # (code, span) added: add_in_scope
 
 
 @dataclass
@@ -246,7 +247,7 @@ def findings_in_scope(summary: FileSummary, reached: dict[str, str], settings: S
 
 
 def add_in_scope(fa: FileAnalysis, sups: dict[int, Optional[frozenset[str]]], f: Finding, label: str,
-         settings: Settings) -> None:
+                 settings: Settings) -> None:
     """Add a finding in scope (`label`: its entry) unless it is disabled, suppressed, or at a site
     already reported (a second caller seeding the same site, callers.py)."""
     if not settings.enabled(f.code):
@@ -255,8 +256,9 @@ def add_in_scope(fa: FileAnalysis, sups: dict[int, Optional[frozenset[str]]], f:
     if sup is None or (sup and f.code in sup):
         fa.suppressed += 1
         return
-    if any(g.code == f.code and g.span == f.span for g in fa.findings):
+    if (f.code, f.span) in fa._sites:
         return  # a second caller seeding the same site (callers.py)
+    fa._sites.add((f.code, f.span))
     f.entry = label
     fa.findings.append(f)
 

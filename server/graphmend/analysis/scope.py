@@ -99,21 +99,6 @@ def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default",
     return fs
 
 
-AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
-
-
-def _autograd_function(sym: Symbols, ci: ClassInfo, ws: Workspace, depth: int = 0) -> bool:
-    """A subclass of torch.autograd.Function (through classes of its file or others)."""
-    for b in ci.bases:
-        if b in AUTOGRAD_FUNCTIONS:
-            return True
-        if depth < 6 and b:
-            found = _class_of(b, sym, ws)
-            if found is not None and found[1] is not ci and _autograd_function(found[0], found[1], ws, depth + 1):
-                return True
-    return False
-
-
 def _edges(fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:
     out: set[str] = set()
     local_defs = set(fi.nested)
@@ -158,7 +143,7 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
             # `MyFunction.apply(x)`: an autograd Function, whose forward Dynamo traces
             q = sym.qualify(func.value)
             found = _class_of(q, sym, ws) if q else None
-            if found is not None and _autograd_function(found[0], found[1], ws):
+            if found is not None and ws.is_autograd_function(found[0], found[1]):
                 return set(_method_targets(found[0], found[1], "forward", ws))
         if base in ("self", "cls") and fi.cls is not None:  # `cls.m(...)` in a classmethod
             ci = fi.cls

@@ -133,6 +133,7 @@ class Symbols:
         # looked at, so calls, evidence, attr_ctors, buffers and name_call_assigns stay empty.
         self.definitions_only = definitions_only
         self.workspace = None  # the analysed file's: where other modules' functions are looked up
+        self._subclasses: Optional[dict[str, set[str]]] = None  # subclass_names
         if collect:
             self._collect()
 
@@ -146,6 +147,20 @@ class Symbols:
     @tree.setter
     def tree(self, tree: ast.Module) -> None:
         self._tree = tree
+
+    def subclass_names(self) -> dict[str, set[str]]:
+        """Class name -> the names of this file's classes that list it as a base (computed once;
+        an edit that changes a class body is analysed in full, analysis/incremental.py)."""
+        if self._subclasses is None:
+            local = {f"{self.module}.{n}": n for n in self.classes}
+            children: dict[str, set[str]] = {}
+            for n, ci in self.classes.items():
+                for b in ci.bases:
+                    parent = local.get(b) or (b if b in self.classes else None)
+                    if parent is not None and parent != n:
+                        children.setdefault(parent, set()).add(n)
+            self._subclasses = children
+        return self._subclasses
 
     def part(self, node: FuncNode, cls: Optional[ClassInfo], prefix: str) -> "Symbols":
         """What one definition contributes, collected as `_collect` does for the whole file (for
@@ -357,21 +372,45 @@ def function_refs(fn: ast.AST) -> dict[str, list[ast.expr]]:
     return {k: v for k, v in refs.items() if k not in other}
 
 
+def single_assignments(fn: ast.AST, neutral=None) -> dict[str, ast.expr]:
+    """Locals of `fn` (not its parameters) bound exactly once in it, by a plain `name = value`
+    (name -> value). Every other binding (augmented, annotated, a loop or comprehension target,
+    `:=`, `with ... as`, a tuple target) counts as one too; `neutral(binding, name)` names
+    bindings that do not count (detect: `mask = None` before the mask)."""
+    from graphmend.analysis.astwalk import walk as fast_walk
+
+    binds: dict[str, list] = {}
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)):
+            targets = [n.target]
+        elif isinstance(n, (ast.With, ast.AsyncWith)):
+            targets = [i.optional_vars for i in n.items if i.optional_vars is not None]
+        else:
+            continue
+        for t in targets:
+            for x in fast_walk(t):
+                if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
+                    binds.setdefault(x.id, []).append(n)
+    params = {a.arg for a in fast_walk(fn.args) if isinstance(a, ast.arg)} if hasattr(fn, "args") else set()
+    out = {}
+    for name, bs in binds.items():
+        if neutral is not None:
+            bs = [b for b in bs if not neutral(b, name)]
+        if len(bs) == 1 and isinstance(bs[0], ast.Assign) and name not in params and any(
+                isinstance(t, ast.Name) and t.id == name for t in bs[0].targets):
+            out[name] = bs[0].value
+    return out
+
+
 def overrides(sym: "Symbols", cls: "ClassInfo", name: str) -> list["FunctionInfo"]:
     """The methods `name` of the classes of this file that derive from `cls` (directly or through
     other classes of the file): where `self.name(...)` in a method of `cls` may lead at run time
     (nflows' `PiecewiseCouplingTransform._coupling_transform` calls `self._piecewise_cdf`, which
     each subclass defines)."""
-    cache = sym.__dict__.setdefault("_subclasses", {})
-    if not cache:
-        local = {f"{sym.module}.{n}": n for n in sym.classes}
-        for n, ci in sym.classes.items():
-            for b in ci.bases:
-                parent = local.get(b) or (b if b in sym.classes else None)
-                if parent is not None and parent != n:
-                    cache.setdefault(parent, set()).add(n)
-        cache.setdefault("", set())  # computed (a file with no subclasses)
-    out, seen, todo = [], {cls.name}, list(cache.get(cls.name, ()))
+    children = sym.subclass_names()
+    out, seen, todo = [], {cls.name}, list(children.get(cls.name, ()))
     while todo:
         n = todo.pop()
         if n in seen:
@@ -383,5 +422,5 @@ def overrides(sym: "Symbols", cls: "ClassInfo", name: str) -> list["FunctionInfo
         fi = ci.methods.get(name)
         if fi is not None:
             out.append(fi)
-        todo.extend(cache.get(n, ()))
+        todo.extend(children.get(n, ()))
     return out

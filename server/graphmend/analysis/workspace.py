@@ -21,6 +21,7 @@ from graphmend.filestat import stat_of
 from graphmend.analysis.symbols import ClassInfo, Symbols
 
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 # Used when the defining file cannot be read (torch or transformers not installed where the
 # server runs): names that are nn.Module subclasses in every supported version.
 KNOWN_MODULE_SUFFIXES = ("PreTrainedModel", "GradientCheckpointingLayer", "ModuleUtilsMixin")
@@ -219,6 +220,20 @@ class Workspace:
         self._module_cache[dotted] = result
         self._module_files[dotted] = frozenset(mine)
         return result
+
+    def is_autograd_function(self, sym: Symbols, ci: ClassInfo, depth: int = 0) -> bool:
+        """A subclass of torch.autograd.Function (through classes of its file or others): its
+        `apply` runs its `forward`, which Dynamo traces."""
+        for b in ci.bases:
+            if b in AUTOGRAD_FUNCTIONS:
+                return True
+            if depth < 6 and b:
+                local = b.rsplit(".", 1)[-1]
+                found = (sym, sym.classes[local]) if b == f"{sym.module}.{local}" and local in sym.classes \
+                    else self.resolve_class(b)
+                if found is not None and found[1] is not ci and self.is_autograd_function(*found, depth + 1):
+                    return True
+        return False
 
     def class_is_module(self, sym: Symbols, ci: ClassInfo, depth: int = 0,
                         _seen: Optional[set[int]] = None) -> bool:

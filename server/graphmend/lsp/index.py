@@ -122,7 +122,7 @@ class WorkspaceIndex:
         with self._lock:
             if not self._seeded or target not in self._digests:
                 return []
-            if _digest(text) != self._digests[target]:
+            if text_digest(text) != self._digests[target]:
                 return []  # edited since: the spans would be off; the callers are read again on save
             if self._reached is None:
                 self._reached = reach(list(self._scopes.values()))
@@ -211,13 +211,14 @@ def calls_into(path: str, facts: dict, workspace: Workspace) -> set[str]:
     return out
 
 
-def _digest(text: str) -> str:
+def text_digest(text: str) -> str:
+    """sha1 of a document's text with its line endings and BOM normalised as files are read."""
     return hashlib.sha1(scan.normalize_text(text).text.encode("utf-8")).hexdigest()
 
 
 def _digest_of_file(path: str) -> str:
     try:
-        return _digest(scan.read_source(path).text)
+        return text_digest(scan.read_source(path).text)
     except (scan.SourceError, OSError):
         return ""
 

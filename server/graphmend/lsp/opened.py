@@ -25,6 +25,7 @@ from typing import Optional, Sequence
 
 from graphmend.filestat import replace_file, stat_of
 from graphmend.findings import Finding
+from graphmend.lsp.index import text_digest
 
 FORMAT = 1
 
@@ -33,10 +34,6 @@ def _key(settings, external: dict[str, str], foreign: Sequence[tuple[str, Findin
     from graphmend.scan import encode_finding
     ctx = (repr(settings), sorted(external.items()), [(label, encode_finding(f)) for label, f in foreign])
     return hashlib.sha1(repr(ctx).encode("utf-8")).hexdigest()
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class OpenedCache:
@@ -63,7 +60,7 @@ class OpenedCache:
             self.misses += 1
             return None
         ok = (isinstance(rec, dict) and rec.get("format") == FORMAT and rec.get("fingerprint") == self.fingerprint
-              and rec.get("path") == os.path.abspath(path) and rec.get("digest") == _digest(text)
+              and rec.get("path") == os.path.abspath(path) and rec.get("digest") == text_digest(text)
               and rec.get("key") == _key(settings, external, foreign)
               and all(stat_of(d) == st for d, st in rec.get("deps", ())))
         if not ok:
@@ -83,7 +80,7 @@ class OpenedCache:
         """Record a full check's findings (atomically). Returns an error message, or None."""
         from graphmend.scan import encode_finding
         rec = {"format": FORMAT, "fingerprint": self.fingerprint, "path": os.path.abspath(path),
-               "digest": _digest(text), "key": _key(settings, external, foreign),
+               "digest": text_digest(text), "key": _key(settings, external, foreign),
                "deps": [(d, stat_of(d)) for d in sorted(set(deps))],
                "findings": [encode_finding(f) for f in findings]}
         try:

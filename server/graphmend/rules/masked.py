@@ -44,6 +44,7 @@ from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.detect import Site
+from graphmend.analysis.symbols import single_assignments
 from graphmend.findings import Applicability, TextEdit
 from graphmend.rules.base import claim_safely, Context, Example, Verdict
 
@@ -167,26 +168,7 @@ def _walk_exprs(s: ast.stmt):
 
 def _mask_names(fn) -> dict[str, ast.expr]:
     """Local names bound once to a mask expression."""
-    binds: dict[str, list] = {}
-    for n in fast_walk(fn):
-        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-            for t in targets:
-                for x in fast_walk(t):
-                    if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
-                        binds.setdefault(x.id, []).append(n)
-        elif isinstance(n, (ast.For, ast.comprehension)):
-            for x in fast_walk(n.target):
-                if isinstance(x, ast.Name):
-                    binds.setdefault(x.id, []).append(n)
-    out = {}
-    a = fn.args
-    params = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x}
-    for name, bs in binds.items():
-        if len(bs) == 1 and isinstance(bs[0], ast.Assign) and name not in params \
-                and _mask_expr(bs[0].value, {}) is not None:
-            out[name] = bs[0].value
-    return out
+    return {name: v for name, v in single_assignments(fn).items() if _mask_expr(v, {}) is not None}
 
 
 def _mask_expr(e: ast.expr, masks: dict) -> Optional[list[ast.expr]]:
