@@ -399,3 +399,94 @@ def test_self_calls_reach_overrides_in_other_files(tmp_path, monkeypatch):
     from losspkg.pair import PairLoss
     emb, labels = torch.randn(4, 3), torch.tensor([0, 0, 1, 1])
     assert break_lines(PairLoss(), emb, labels, path=str(pkg / "pair.py")) == {12}
+
+
+SOLVER_BASE = """\
+import torch
+
+
+class BaseSolver(torch.nn.Module):
+    def __init__(self, fast):
+        super().__init__()
+        self.step_method = self.fast_step if fast else self.slow_step
+
+    def forward(self, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return self.step_method(y, t[0])
+
+    def fast_step(self, y: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        return self._advance(y, t)
+
+    def slow_step(self, y: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        return self._advance(y * 1.0, t)
+
+    def _advance(self, y, t):
+        raise NotImplementedError
+"""
+
+SOLVER_SUB = """\
+import torch
+
+from stepper.base import BaseSolver
+
+
+class Sub(BaseSolver):
+    def __init__(self, fast, limit=0.5):
+        super().__init__(fast)
+        self.limit = limit
+
+    def _advance(self, y, t):
+        if t > self.limit:
+            return y * 2
+        return y
+"""
+
+
+def test_a_method_held_in_an_attribute_and_what_a_base_in_another_file_passes(tmp_path, monkeypatch):
+    """pytorch-metric-learning's and torchdiffeq's shape: the base class calls a method through an
+    attribute bound to one of two methods (`self.loss_method = self.a if c else self.b`), which
+    calls `self._advance(y, t)` with tensors; a subclass in another file overrides `_advance`
+    with parameters nothing in it shows to be tensors. The override is reached and walked with
+    what the base passes; Dynamo breaks there, whichever method the attribute holds."""
+    pkg = tmp_path / "stepper"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text(SOLVER_BASE)
+    (pkg / "sub.py").write_text(SOLVER_SUB)
+    files = [str(pkg / "base.py"), str(pkg / "sub.py")]
+    res = {os.path.basename(r.path): r.findings for r in scan.check_files(files, Settings(), jobs=1)}
+    assert sites(res["base.py"]) == set()
+    assert sites(res["sub.py"]) == {("GM201", 12)}
+    f = res["sub.py"][0]
+    assert "`t` is a tensor here" in f.note and "base.py:" in f.note
+    assert f.applicability is Applicability.NONE and "Annotate `t: torch.Tensor`" in f.decline_reason
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from stepper.sub import Sub
+    t, y = torch.tensor([0.75, 0.25]), torch.ones(3)
+    for fast in (True, False):
+        assert break_lines(Sub(fast), t, y, path=str(pkg / "sub.py")) == {12}
+
+
+MASK_OF_UNKNOWN = """\
+import torch
+
+
+class Pick(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.pick(self.scores(x), (x > 0).float())
+
+    def scores(self, x):
+        return x * 2
+
+    def pick(self, mat, pos_mask):
+        pos_bool = pos_mask.bool()
+        return mat[pos_bool].sum()
+"""
+
+
+def test_a_boolean_mask_indexing_a_value_the_walk_does_not_know(tmp_path):
+    """circle_loss' `mat[pos_mask_bool]`: what a boolean tensor indexes is a tensor even where the
+    walk does not know `mat`; the read has a data-dependent shape and Dynamo breaks there."""
+    found = analyze_source(MASK_OF_UNKNOWN, "pick.py").findings
+    assert sites(found) == {("GM402", 13)}
+    mod = load_module(MASK_OF_UNKNOWN, tmp_path, "pick_run")
+    assert break_lines(mod.Pick(), torch.tensor([1.0, -1.0, 2.0]), path=mod.__file__) == {13}

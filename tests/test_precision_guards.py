@@ -658,3 +658,54 @@ def test_gpytorch_false_alarms_and_misses(tmp_path):
         torch._dynamo.reset()
     assert graphs(mod.shapes, x, torch.randn(1, 3)) == 1
     assert graphs(mod.value, x, torch.randn(2)) == 1 and graphs(mod.value, x, torch.float) == 1
+
+
+# A tensor as the multiplier of a fused operator: (call, whether Dynamo breaks there), over
+# `a, b` (3-vectors), `c` (positive), `m, p, q` (2x2), `bt` (a 2x2x2 batch), `v` (a 2-vector), `t`
+# (a 0-dim tensor). Every entry of the analysis' tables is here; the in-place forms that trace too.
+SCALAR_KWARG_CASES = [
+    ("torch.add(a, b, alpha=t)", True), ("torch.sub(a, b, alpha=t)", True),
+    ("torch.subtract(a, b, alpha=t)", True), ("torch.rsub(a, b, alpha=t)", True),
+    ("torch.addcmul(a, b, c, value=t)", True), ("torch.addmm(m, p, q, alpha=t)", True),
+    ("torch.addmm(m, p, q, beta=t)", True), ("torch.addmv(v, m, v, beta=t)", True),
+    ("torch.baddbmm(bt, bt, bt, alpha=t)", True), ("torch.addbmm(m, bt, bt, alpha=t)", True),
+    ("torch.addr(m, v, v, alpha=t)", True),
+    ("(a * 1).add(b, alpha=t)", True), ("(a * 1).sub(b, alpha=t)", True), ("(a * 1).sub_(b, alpha=t)", True),
+    ("(a * 1).addcmul(b, c, value=t)", True), ("(a * 1).addcdiv(b, c, value=t)", True),
+    ("(m * 1).addmm(p, q, beta=t)", True), ("(m * 1).addmm_(p, q, alpha=t)", True),
+    ("(bt * 1).baddbmm(bt, bt, alpha=t)", True),
+    # traced: the in-place forms below and torch.addcdiv, and a Python number anywhere
+    ("(a * 1).add_(b, alpha=t)", False), ("(a * 1).addcmul_(b, c, value=t)", False),
+    ("(a * 1).addcdiv_(b, c, value=t)", False), ("torch.addcdiv(a, b, c, value=t)", False),
+    ("torch.add(a, b, alpha=0.5)", False),
+]
+
+
+@pytest.mark.parametrize("call,breaks", SCALAR_KWARG_CASES, ids=[c for c, _ in SCALAR_KWARG_CASES])
+def test_a_tensor_as_a_fused_operators_multiplier(call, breaks, tmp_path):
+    """torchode's `torch.add(self.atol, ..., alpha=self.rtol)` (a buffer): GM401, declined (the
+    written-out product rounds differently), exactly where Dynamo breaks."""
+    from graphmend.analysis.detect import SCALAR_KWARG_FUNCS, SCALAR_KWARG_METHODS
+
+    src = ("import torch\n\n\ndef f(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, m: torch.Tensor,\n"
+           "      p: torch.Tensor, q: torch.Tensor, bt: torch.Tensor, v: torch.Tensor, t: torch.Tensor):\n"
+           "    a, m, v, bt = a * 1, m * 1, v * 1, bt * 1  # a graph before the call\n"
+           f"    return ({call}) * 2\n")
+    from graphmend.config import Settings
+
+    found = {(fd.code, fd.span.start.line): fd
+             for fd in analyze_source(src, "case.py", settings=Settings(scope="module")).findings}
+    assert (("GM401", 7) in found) is breaks, found
+    if breaks:
+        assert "rounds once" in found[("GM401", 7)].decline_reason
+    mod = load_module(src, tmp_path, "fused")
+    g = torch.Generator().manual_seed(0)
+    args = [torch.randn(3, generator=g), torch.randn(3, generator=g), torch.rand(3, generator=g) + 1,
+            *(torch.randn(2, 2, generator=g) for _ in range(3)), torch.randn(2, 2, 2, generator=g),
+            torch.randn(2, generator=g), torch.tensor(0.5)]
+    assert graphs(mod.f, *args) == (2 if breaks else 1)
+    # the tables hold exactly the breaking entries measured here
+    name = call.split("(")[0] if call.startswith("torch.") else call.split(").")[1].split("(")[0]
+    table = SCALAR_KWARG_FUNCS if call.startswith("torch.") else SCALAR_KWARG_METHODS
+    kw = call.split(", ")[-1].split("=")[0]
+    assert (kw in table.get(name, ()) and "=t)" in call) is breaks

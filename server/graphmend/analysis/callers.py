@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import ast
 import os
+import weakref
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
-from graphmend.analysis.detect import CallFact, FunctionWalker, is_disabled
-from graphmend.analysis.symbols import FunctionInfo, Symbols, tracking
+from graphmend.analysis.detect import CallFact, FunctionWalker, is_disabled, is_static
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, tracking
 from graphmend.findings import Applicability, Finding
 
 if TYPE_CHECKING:
@@ -121,6 +122,100 @@ def _walk(sym: Symbols, fi: FunctionInfo, seeds: Optional[dict[str, tuple]] = No
     return walker
 
 
+# Symbols of a base class's module -> class name -> method name -> the methods of that class that
+# call `self.<name>(...)`, and qualname -> the plain walk's CallFacts: what inherited_facts reads,
+# kept while the module's Symbols are (Workspace.module_source gives new ones when it changes)
+_BASES: "weakref.WeakKeyDictionary[Symbols, tuple[dict, dict]]" = weakref.WeakKeyDictionary()
+
+
+def _ancestors(sym: Symbols, ci: ClassInfo, depth: int = 0):
+    """(module, class name) of the bases of `ci` in other modules, transitively (bases in `sym`
+    are climbed, not yielded: their calls are this file's own facts)."""
+    ws = sym.workspace
+    seen: set[str] = set()
+    todo = [(b, 0) for b in ci.bases]
+    while todo:
+        dotted, d = todo.pop()
+        if not dotted or dotted.startswith(("torch.", "builtins.", "typing.")) or dotted in seen or d > 6:
+            continue  # torch's own classes: what they pass their subclasses is not the user's code
+        seen.add(dotted)
+        local = dotted.rsplit(".", 1)[-1]
+        if dotted == f"{sym.module}.{local}" and local in sym.classes:
+            found = (sym, sym.classes[local])
+        else:
+            found = ws.resolve_class(dotted)
+            if found is None:
+                continue
+            yield found[0].module, found[1].name
+        todo.extend((b, d + 1) for b in found[1].bases)
+
+
+def _base_self_calls(module: str, cls: str, name: str, ws) -> list[tuple[Symbols, FunctionInfo, CallFact]]:
+    """The calls `self.<name>(...)` passing tensors in the methods of `module.cls`, from the plain
+    walks of those methods."""
+    if name not in ws.self_call_names(module):  # most bases never call it: no need to parse them
+        return []
+    found = ws.module_source(module)
+    if found is None:
+        return []
+    bsym = found[0]
+    ci = bsym.classes.get(cls)
+    if ci is None:
+        return []
+    if bsym not in _BASES:
+        _BASES[bsym] = ({}, {})
+    callers_of, walked = _BASES[bsym]
+    if cls not in callers_of:
+        index: dict[str, list[FunctionInfo]] = {}
+        for m in ci.methods.values():
+            for c in m.calls:
+                f = c.func
+                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in ("self", "cls") \
+                        and (c.args or c.keywords):
+                    lst = index.setdefault(f.attr, [])
+                    if not lst or lst[-1] is not m:
+                        lst.append(m)
+        callers_of[cls] = index
+    out = []
+    for m in callers_of[cls].get(name, ()):
+        if m.qualname not in walked:
+            w = _walk(bsym, m)
+            walked[m.qualname] = list(w.calls_out.values()) if w is not None else []
+        out += [(bsym, m, f) for f in walked[m.qualname] if f.module == module and f.qualname == f"{cls}.{name}"]
+    return out
+
+
+def inherited_facts(sym: Symbols) -> list[tuple[str, str, str, CallFact]]:
+    """What base classes in other modules pass to the methods this file's classes override:
+    pytorch-metric-learning's `GenericPairLoss.mat_based_loss` calls `self._compute_loss(mat,
+    pos_mask, neg_mask)` with masks made by `torch.zeros_like`, and `CircleLoss._compute_loss`, in
+    another file, leaves them unknown. (override qualname, the base method's qualname, its module,
+    the call retargeted at the override); the override is the finding's first caller, so it counts
+    where the override is reached (through `reach`'s virtual edges)."""
+    ws = sym.workspace
+    if ws is None:
+        return []
+    out = []
+    for ci in sym.classes.values():
+        if not ci.bases:
+            continue
+        wanted = []
+        for name, fi in ci.methods.items():
+            a = fi.node.args
+            params = [*a.posonlyargs, *a.args][0 if is_static(fi.node) else 1:] + a.kwonlyargs
+            if name != "__init__" and any(p.annotation is None for p in params):
+                wanted.append((name, fi))
+        if not wanted:
+            continue
+        for module, cls in _ancestors(sym, ci):
+            for name, fi in wanted:
+                for _bsym, m, fact in _base_self_calls(module, cls, name, ws):
+                    out.append((fi.qualname, m.qualname, module,
+                                replace(fact, module=sym.module, qualname=fi.qualname,
+                                        skip=0 if is_static(fi.node) else 1)))
+    return out
+
+
 @dataclass
 class Memo:
     """One seeded walk, for the next version of an edited file (analysis/incremental.py): valid
@@ -141,14 +236,16 @@ def still_valid(memo: dict, dirty: set[str]) -> dict:
 
 def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
                     facts: dict[str, list[CallFact]], base: dict[str, list[Finding]],
-                    walked: Optional[set[str]], memo: Optional[dict] = None) -> list[Seeded]:
+                    walked: Optional[set[str]], memo: Optional[dict] = None,
+                    inherited: Optional[list[tuple[str, str, str, CallFact]]] = None) -> list[Seeded]:
     """The findings that the callers' tensor arguments reveal. `facts`: the calls of each walked
     function of the file; `base`: the findings of the walked functions (`walked`; None: all);
     `memo`: seeded walks of the version before that are still valid (`still_valid`), updated
-    with this version's."""
+    with this version's; `inherited`: what other modules' base classes pass to this file's
+    overrides (`inherited_facts`)."""
     from graphmend.rules import judge
 
-    if not facts:
+    if not facts and not inherited:
         return []
     ws = sym.workspace
     here = _Source(sym, text, path, lines)
@@ -175,6 +272,10 @@ def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
     out: list[Seeded] = []
     done: dict[tuple, list[tuple[str, Finding]]] = {}  # (module, qualname, seeds) -> (path, finding)
     work = [(caller, caller, here, fact, 0) for caller, fs in facts.items() for fact in fs]
+    for origin, via, module, fact in inherited or ():
+        via_src = source(module)
+        if via_src is not None:
+            work.append((origin, via, via_src, fact, 0))
     walks = 0
     while work:
         origin, via, via_src, fact, depth = work.pop()

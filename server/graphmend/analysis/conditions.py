@@ -321,11 +321,12 @@ def _is_tensor_test(e: ast.expr) -> bool:
 
 
 def numeric_comparison(e: ast.expr) -> bool:
-    """`p > 0.`, `rate != 0`: one comparison of something with a number."""
+    """`p > 0.`, `rate != 0`, `zero_division == "warn"`: one comparison of something with a
+    number or a string."""
     if not (isinstance(e, ast.Compare) and len(e.ops) == 1) or isinstance(e.ops[0], (ast.In, ast.NotIn)):
         return False
     sides = [e.left, e.comparators[0]]
-    return any(isinstance(x, ast.Constant) and type(x.value) in (int, float) for x in sides) \
+    return any(isinstance(x, ast.Constant) and type(x.value) in (int, float, str) for x in sides) \
         and not all(isinstance(x, ast.Constant) for x in sides)
 
 

@@ -16,7 +16,7 @@ from graphmend.analysis.conditions import Extracted, Translator, name_condition,
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
-from graphmend.analysis.symbols import FunctionInfo, Symbols, function_refs, overrides, single_assignments
+from graphmend.analysis.symbols import FunctionInfo, Symbols, function_refs, method_aliases, overrides, single_assignments
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -33,6 +33,16 @@ UNTRACEABLE = {
     "torch.load": "torch.load()", "numpy.random.rand": "numpy.random", "random.random": "random.random()",
 }
 DATA_BOOL_FUNCS = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
+# Scalar multipliers a tensor passed to is read into Python ("Data dependent operator", GB0033:
+# torchode's `torch.add(atol, ..., alpha=self.rtol)`, a buffer). Measured on torch 2.13, each entry
+# in tests/test_precision_guards.py; the in-place add_/addcmul_/addcdiv_ and torch.addcdiv trace.
+SCALAR_KWARG_FUNCS = {"torch.add": ("alpha",), "torch.sub": ("alpha",), "torch.subtract": ("alpha",),
+                      "torch.rsub": ("alpha",), "torch.addcmul": ("value",), "torch.addmm": ("alpha", "beta"),
+                      "torch.addmv": ("alpha", "beta"), "torch.baddbmm": ("alpha", "beta"),
+                      "torch.addbmm": ("alpha", "beta"), "torch.addr": ("alpha", "beta")}
+SCALAR_KWARG_METHODS = {"add": ("alpha",), "sub": ("alpha",), "sub_": ("alpha",), "addcmul": ("value",),
+                        "addcdiv": ("value",), "addmm": ("alpha", "beta"), "addmm_": ("alpha", "beta"),
+                        "baddbmm": ("alpha", "beta")}
 DYNAMIC_SHAPE_FUNCS = frozenset({"nonzero", "unique", "unique_consecutive", "masked_select",
                                  "argwhere", "bincount", "repeat_interleave"})
 # torch factories and the parameters Dynamo must know as Python numbers while tracing (sizes,
@@ -140,7 +150,7 @@ class FunctionWalker:
         short = self._short_circuit.get(id(node), [])
         conjuncts = self.path + short + [(t, True) for t in kw.get("static_test", ())]
         values = kw.pop("values", None) or []
-        values = values + [(e, pol) for e, pol in short
+        values = values + [(e, pol) for e, pol in short + [(t, True) for t in kw.get("static_test", ())]
                            if numeric_comparison(e) and self.env.kind(e) < Kind.DATA]
         either = self.tensor_or_number(kw.get("test") if kw.get("test") is not None else node)
         if either is not None:
@@ -503,8 +513,10 @@ class FunctionWalker:
             elif isinstance(node, ast.Subscript):
                 sl = node.slice
                 # a read `x[x > 0]` has a data-dependent shape; an assignment `y[m] = v` is an
-                # index_put that Dynamo traces (measured, torch 2.13): only loads are reported
-                if self.env.kind(node.value) is Kind.TENSOR and not isinstance(node.ctx, ast.Store) and any(
+                # index_put that Dynamo traces (measured, torch 2.13): only loads are reported.
+                # What a boolean tensor indexes is a tensor (or an array) even where the walk does
+                # not know it (circle_loss' `mat[pos_mask_bool]`, `mat` from `self.distance(...)`)
+                if self.env.kind(node.value) in (Kind.TENSOR, Kind.UNKNOWN) and not isinstance(node.ctx, ast.Store) and any(
                         self.env.kind(x) is Kind.TENSOR and (isinstance(x, ast.Compare) or self.is_mask_name(x))
                         for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])):  # `x[m]`, `x[m, :]`
                     self.add("GM402", node, detail="boolean-mask indexing")
@@ -564,6 +576,14 @@ class FunctionWalker:
             name = q if q in DATA_BOOL_FUNCS else f".{func.attr}"
             self.add("GM401", c, detail=f"`{name}()`", gb_id="GB0033")
             return
+        scalars = SCALAR_KWARG_FUNCS.get(q) if q.startswith("torch.") else (
+            SCALAR_KWARG_METHODS.get(func.attr) if isinstance(func, ast.Attribute)
+            and env.kind(func.value) is Kind.TENSOR else None)
+        if scalars and any(k.arg in scalars and self.proven_tensor(k.value, c) for k in c.keywords):
+            kw = next(k.arg for k in c.keywords if k.arg in scalars and self.proven_tensor(k.value, c))
+            self.add("GM401", c, detail=f"a tensor as `{kw}=` of `{ast.unparse(func)}()` (a Python number there)",
+                     gb_id="GB0033")
+            return
         if q in ("int", "float", "bool") and len(c.args) == 1 and env.kind(c.args[0]) is Kind.TENSOR:
             self.add("GM401", c, detail=f"`{q}()` of a tensor")
             return
@@ -608,10 +628,15 @@ class FunctionWalker:
             cls = self.fi.cls
             if cls is None:
                 return
-            own = cls.methods.get(func.attr)
-            # the method itself, and its overrides in this file's subclasses (what `self` may be)
-            for target in ([own] if own is not None else []) + overrides(self.symbols, cls, func.attr):
-                self.note_fact(c, self.symbols.module, target.qualname, 0 if _static(target.node) else 1)
+            names = [func.attr] if func.attr in cls.methods else method_aliases(cls).get(func.attr, [func.attr])
+            for name in names:  # `self.loss_method(...)`, `self.loss_method = self.a if c else self.b`
+                own = cls.methods.get(name)
+                # the method itself, and its overrides in this file's subclasses (what `self` may be)
+                for target in ([own] if own is not None else []) + overrides(self.symbols, cls, name):
+                    self.note_fact(c, self.symbols.module, target.qualname, 0 if is_static(target.node) else 1)
+                if own is None:  # a method this class inherits, or one only other files' subclasses
+                    # define: the fact is for their overrides (callers.inherited_facts)
+                    self.note_fact(c, self.symbols.module, f"{cls.name}.{name}", 1)
             return
         ws = self.symbols.workspace
         if isinstance(func, ast.Attribute) and func.attr == "apply" and isinstance(func.value, ast.Name) \
@@ -619,7 +644,7 @@ class FunctionWalker:
                     self.symbols, self.symbols.classes[func.value.id]):  # `MyFunction.apply(x)`: forward(ctx, x)
             fwd = self.symbols.classes[func.value.id].methods.get("forward")
             if fwd is not None:
-                self.note_fact(c, self.symbols.module, fwd.qualname, 1 if _static(fwd.node) else 2)
+                self.note_fact(c, self.symbols.module, fwd.qualname, 1 if is_static(fwd.node) else 2)
             return
         if not q or "." not in q or q.startswith(("torch.", "builtins.", "typing.", "math.")):
             return
@@ -816,8 +841,9 @@ def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
     return []
 
 
-MASK_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or",
-                        "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "bool"})
+MASK_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "isclose", "isin", "isreal",
+                        "signbit", "logical_and", "logical_or", "logical_not", "logical_xor", "eq", "ne", "gt",
+                        "ge", "lt", "le", "greater", "greater_equal", "less", "less_equal", "not_equal", "bool"})
 
 
 # methods that keep a boolean tensor boolean (only its shape or layout changes)
@@ -871,7 +897,7 @@ def bool_mask_names(fn: ast.AST) -> set[str]:
     return masks
 
 
-def _static(fn: ast.AST) -> bool:
+def is_static(fn: ast.AST) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in getattr(fn, "decorator_list", ()))
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from dataclasses import replace
 from typing import Callable, Optional
 
-from graphmend.analysis.callers import Seeded, place, seeded_findings
+from graphmend.analysis.callers import Seeded, inherited_facts, place, seeded_findings
 from graphmend.analysis.detect import FunctionWalker
 from graphmend.analysis.scope import FileScope, file_scope, reach
 from graphmend.analysis.symbols import Symbols, module_name_for, tracking
@@ -195,7 +195,7 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
         if found:
             summary.by_function[fi.qualname] = found
     summary.seeded = seeded_findings(sym, text, path, lines, summary.facts, summary.by_function, summary.walked,
-                                     summary.seeded_memo)
+                                     summary.seeded_memo, inherited_facts(sym))
     return summary
 
 

@@ -28,7 +28,7 @@ import copy
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from graphmend.analysis.callers import seeded_findings, still_valid
+from graphmend.analysis.callers import inherited_facts, seeded_findings, still_valid
 from graphmend.analysis.engine import FileSummary, LineIndex, _no_gc, function_findings, suppressions
 from graphmend.analysis.scope import FileScope, file_scope, reach
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
@@ -243,7 +243,8 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
         if old_sym.functions.get(old_fn.name) is own_old:
             sym.functions = {**old_sym.functions, old_fn.name: own_new}
     else:
-        ci = replace(old_ci, node=new_cls_node, methods={}, _attr_ctors={}, _buffers=set())
+        ci = replace(old_ci, node=new_cls_node, methods={}, _attr_ctors={}, _buffers=set(),
+                     _method_aliases=None)
         for i, fi in enumerate(all_functions):
             if fi.cls is old_ci:
                 moved[id(fi)] = all_functions[i] = replace(fi, cls=ci)
@@ -324,7 +325,8 @@ def _finish(prev: State, text: str, lines: LineIndex, sym: Symbols, scope: FileS
     summary.facts = facts
     # what callers pass (callers.py): the seeded walks that read nothing the edit replaced are kept
     memo = still_valid(prev.seeded_memo, dirty)
-    summary.seeded = seeded_findings(sym, text, path, lines, facts, by_function, summary.walked, memo)
+    summary.seeded = seeded_findings(sym, text, path, lines, facts, by_function, summary.walked, memo,
+                                     inherited_facts(sym))
     summary.seeded_memo = memo
     state = State(text, lines, sym, scope, by_function, summary.walked, settings, ws, reads, ws.generation,
                   facts, memo)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from graphmend.analysis.detect import is_disabled
-from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, function_refs, overrides
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, function_refs, method_aliases, overrides
 from graphmend.analysis.workspace import Workspace
 
 COMPILE_NAMES = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
@@ -153,12 +153,16 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
                 if found is not None:  # self.sub(...) runs the submodule's forward
                     return set(_method_targets(found[0], found[1], "forward", ws))
                 return set()
-            found = set(_method_targets(sym, ci, func.attr, ws))
-            # and the overrides in subclasses, which `self` may be an instance of: this file's
-            # here, every checked file's through the virtual edge (`reach`)
-            found |= {f"{mod}:{fo.qualname}" for fo in overrides(sym, ci, func.attr)}
-            if ci.name in sym.classes and sym.classes[ci.name] is ci:
-                found.add(f"{VIRTUAL}{mod}:{ci.name}.{func.attr}")
+            # `self.loss_method(...)` with `self.loss_method = self.a if c else self.b`: a or b
+            names = [func.attr] if func.attr in ci.methods else method_aliases(ci).get(func.attr, [func.attr])
+            found = set()
+            for name in names:
+                found |= set(_method_targets(sym, ci, name, ws))
+                # and the overrides in subclasses, which `self` may be an instance of: this file's
+                # here, every checked file's through the virtual edge (`reach`)
+                found |= {f"{mod}:{fo.qualname}" for fo in overrides(sym, ci, name)}
+                if ci.name in sym.classes and sym.classes[ci.name] is ci:
+                    found.add(f"{VIRTUAL}{mod}:{ci.name}.{name}")
             return found
         if base in sym.classes:
             return set(_method_targets(sym, sym.classes[base], func.attr, ws))

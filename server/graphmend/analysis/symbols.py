@@ -78,6 +78,7 @@ class ClassInfo:
     # self.<attr> = <call> in any method: attr -> qualified dotted name of the callee (e.g. "torch.nn.Linear")
     _attr_ctors: dict[str, str] = field(default_factory=dict)
     _buffers: set[str] = field(default_factory=set)  # register_buffer / nn.Parameter names
+    _method_aliases: Optional[dict[str, list[str]]] = None  # method_aliases(), computed when first asked
 
     @property
     def attr_ctors(self) -> dict[str, str]:
@@ -402,6 +403,49 @@ def single_assignments(fn: ast.AST, neutral=None) -> dict[str, ast.expr]:
                 isinstance(t, ast.Name) and t.id == name for t in bs[0].targets):
             out[name] = bs[0].value
     return out
+
+
+def method_aliases(ci: "ClassInfo") -> dict[str, list[str]]:
+    """Attributes of `ci` bound only to its own methods in its methods: `self.loss_method =
+    self.mat_based_loss if mat_based_loss else self.pair_based_loss` (pytorch-metric-learning's
+    GenericPairLoss), so `self.loss_method(...)` calls one of them. attr -> the method names. An
+    attribute also bound to anything else, or that is a method itself, is left out. Computed
+    on the first call for a class (only `self.x(...)` calls of a non-method ask)."""
+    if ci._method_aliases is not None:
+        return ci._method_aliases
+    found: dict[str, list[str]] = {}
+    other: set[str] = set(ci.methods)
+    for fi in ci.methods.values():
+        for n in _statements(fi.node.body):  # statements only: an attribute is bound by one
+            if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                for t in targets:
+                    if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                        continue
+                    v = n.value
+                    values = [v.body, v.orelse] if isinstance(v, ast.IfExp) else [v]
+                    names = [x.attr for x in values if isinstance(x, ast.Attribute) and isinstance(x.value, ast.Name)
+                             and x.value.id == "self" and x.attr in ci.methods]
+                    if isinstance(n, ast.Assign) and len(targets) == 1 and len(names) == len(values):
+                        found.setdefault(t.attr, []).extend(names)
+                    else:
+                        other.add(t.attr)
+    ci._method_aliases = {k: sorted(set(v)) for k, v in found.items() if k not in other}
+    return ci._method_aliases
+
+
+def _statements(body: list[ast.stmt]):
+    """The statements of a function body, nested blocks included, nested definitions not."""
+    todo = list(reversed(body))
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(n, field_name, None)
+            if block:
+                todo.extend(reversed(block))
 
 
 def overrides(sym: "Symbols", cls: "ClassInfo", name: str) -> list["FunctionInfo"]:

@@ -12,6 +12,7 @@ import ast
 import functools
 import importlib.machinery
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Optional
@@ -19,6 +20,8 @@ from typing import Optional
 from graphmend.analysis.definitions import DefinitionsIndex
 from graphmend.filestat import stat_of
 from graphmend.analysis.symbols import ClassInfo, Symbols
+
+_SELF_CALL = re.compile(r"\b(?:self|cls)\.(\w+)\(")
 
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -53,6 +56,7 @@ class Workspace:
         self.definitions: Optional[DefinitionsIndex] = None
         # module_source: module -> (stat, (Symbols, text, path) or None)
         self._sources: dict[str, tuple] = {}
+        self._self_calls: dict[str, tuple] = {}  # self_call_names: path -> (stat, names)
 
     def add_import_root(self, path: str) -> bool:
         """Search the import root of the file `path` too (after the workspace roots), as
@@ -67,6 +71,7 @@ class Workspace:
         Workspace.module_file.cache_clear()
         self._symbols.clear()
         self._sources.clear()
+        self._self_calls.clear()
         self._module_cache.clear()
         self._module_files.clear()
         self._jedi_cache.clear()
@@ -139,6 +144,26 @@ class Workspace:
         sym.workspace = self
         self._sources[modname] = (stat, (sym, text, f))
         return sym, text, f
+
+    def self_call_names(self, modname: str) -> frozenset[str]:
+        """The names `n` of the calls `self.n(...)` and `cls.n(...)` in a module's text: a look
+        before parsing it whole (callers.inherited_facts asks of every base class's module).
+        The file counts as consulted."""
+        f = self.module_file(modname)
+        if not f:
+            return frozenset()
+        self.consulted.add(f)
+        stat = stat_of(f)
+        held = self._self_calls.get(f)
+        if held is not None and held[0] == stat:
+            return held[1]
+        try:
+            text = Path(f).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        names = frozenset(_SELF_CALL.findall(text))
+        self._self_calls[f] = (stat, names)
+        return names
 
     def loaded_files(self) -> set[str]:
         """Every module file this workspace has read definitions or sources of (an

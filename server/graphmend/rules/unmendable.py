@@ -55,9 +55,19 @@ SIZED_WHY = ("a value read from a tensor sizes a tensor ({what}): the result's s
              "suggested, not applied)")
 
 
+SCALAR_ARG = "(a Python number there)"
+SCALAR_ARG_WHY = ("the operator takes its multiplier as a Python number, so Dynamo reads the tensor's value "
+                  "({what}); writing the product out (`a + alpha * b`) keeps it in the graph but is not the "
+                  "same computation: the fused operator rounds once, the written-out form twice, and the "
+                  "results differ in the last bits. Write it out by hand where that is acceptable, or pass "
+                  "a Python number where the value is known when tracing")
+
+
 def judge(site: Site, ctx, env) -> Verdict:
     if site.code == "GM401" and SIZED in (site.detail or ""):
         return Verdict.decline(SIZED_WHY.format(what=site.detail))
+    if site.code == "GM401" and SCALAR_ARG in (site.detail or ""):
+        return Verdict.decline(SCALAR_ARG_WHY.format(what=site.detail.replace(" " + SCALAR_ARG, "")))
     if site.code == "GM402":
         why = row_loop(site)
         if why is not None:
