@@ -104,7 +104,7 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         negate = not negate
         cond = cond.operand
     if _needs_logical(site, env):  # and/or/not of tensors: one tensor condition
-        cond_src = where.cond_src(cond, ctx, ctx.torch_name())
+        cond_src = where.cond_src(cond, ctx, ctx.torch_name(), site, env)
     else:
         cond_src = _src_or_boolop(ctx, cond)
     args = [cond_src, exc_src] + ([ctx.src(msg)] if msg is not None else [])

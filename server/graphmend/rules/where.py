@@ -695,25 +695,53 @@ def _is_bool(e: ast.expr, ctx: Context, env) -> bool:
     return False
 
 
-def cond_src(e: ast.expr, ctx: Context, torch_name: str) -> str:
-    """A tensor condition as a tensor expression: `and/or/not` become logical_* calls."""
+def cond_src(e: ast.expr, ctx: Context, torch_name: str, site: Optional[Site] = None, env=None) -> str:
+    """A tensor condition as a tensor expression: `and/or/not` become logical_* calls; a name
+    that may hold a Python value instead (`maybe_python`) goes through torch.as_tensor."""
     if isinstance(e, ast.BoolOp):
         fn = "logical_and" if isinstance(e.op, ast.And) else "logical_or"
-        vals = [cond_src(v, ctx, torch_name) for v in e.values]
+        vals = [cond_src(v, ctx, torch_name, site, env) for v in e.values]
         out = vals[0]
         for v in vals[1:]:
             out = f"{torch_name}.{fn}({out}, {v})"
         return out
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
-        return f"{torch_name}.logical_not({cond_src(e.operand, ctx, torch_name)})"
+        return f"{torch_name}.logical_not({cond_src(e.operand, ctx, torch_name, site, env)})"
     s = ctx.src(e)
+    if site is not None and env is not None and maybe_python(e, site, env):
+        return f"{torch_name}.as_tensor({s})"
     return s
+
+
+def maybe_python(e: ast.expr, site: Site, env) -> bool:
+    """A name the walk types as a tensor that may hold a Python value: bound in the function to
+    an and/or or a conditional expression that can give a value which is not a tensor
+    (pytorch-crf's `no_empty_seq = not self.batch_first and mask[0].all()` is False when
+    batch_first is set): `torch.logical_not` and `torch.where` take tensors only."""
+    if not isinstance(e, ast.Name):
+        return False
+    for n in ast.walk(site.func.node):
+        if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None and any(
+                isinstance(t, ast.Name) and t.id == e.id for t in (n.targets if isinstance(n, ast.Assign) else [n.target])) \
+                and _gives_python(n.value, env):
+            return True
+    return False
+
+
+def _gives_python(v: ast.expr, env, depth: int = 0) -> bool:
+    if depth > 8:
+        return True
+    if isinstance(v, ast.BoolOp):  # `a and b` is a when a is falsy (`or`: truthy)
+        return any(env.kind(x) is not Kind.TENSOR for x in v.values[:-1]) or _gives_python(v.values[-1], env, depth + 1)
+    if isinstance(v, ast.IfExp):
+        return any(env.kind(x) is not Kind.TENSOR or _gives_python(x, env, depth + 1) for x in (v.body, v.orelse))
+    return False
 
 
 def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     plan, _ = _plan(site, env)
     torch_name = ctx.torch_name()
-    c = cond_src(site.test, ctx, torch_name)
+    c = cond_src(site.test, ctx, torch_name, site, env)
     node = site.node
     pairs = plan.assigns and [(t, f) for _, t, f in plan.assigns] or [plan.ret or plan.expr]
     use_cond = not plan.gated and plan.buffer is None and _needs_cond(pairs, site, ctx, env)
