@@ -19,7 +19,8 @@ REQUIREMENTS = [
     "st-moe-pytorch==0.1.8", "torchdiffeq==0.2.5", "mambapy==1.2.0", "kornia==0.9.0", "torchsde==0.2.6",
     "reformer-pytorch==1.4.4", "gpytorch==1.15.2", "zuko==1.6.0", "e3nn==0.6.0",
     "torch-optimizer==0.3.0", "mixture-of-experts==0.2.3", "nflows==0.14", "entmax==1.3",
-    "pytorch-metric-learning==2.8.1",
+    "pytorch-metric-learning==2.8.1", "torchmetrics==1.9.0", "pytorch-crf==0.7.2", "torchode==1.0.1",
+    "normflows==1.7.3",
 ]
 
 
@@ -564,6 +565,141 @@ def _moe():
     return cfg, model, {"inputs": torch.randn(2, 8, 16, generator=g)}
 
 
+# --------------------------------------------------------------------------------------------------
+# torchmetrics 1.9.0 (metrics), pytorch-crf 0.7.2 (a linear-chain CRF), torchode 1.0.1 (batched ODE
+# solvers) and normflows 1.7.3 (normalizing flows): a fifth round of code nobody tuned on, measured
+# before anything was changed for them
+
+
+class _Metrics:
+    """A user's validation step: six torchmetrics metric objects reset, updated on one batch and
+    computed (classification and regression), as a Lightning `validation_step` would."""
+
+    def __init__(self):
+        import torchmetrics as tm
+
+        self.cls = {"f1": tm.F1Score(task="multiclass", num_classes=3, average="macro"),
+                    "mcc": tm.MatthewsCorrCoef(task="multiclass", num_classes=3),
+                    "ece": tm.CalibrationError(task="multiclass", num_classes=3)}
+        self.reg = {"pearson": tm.PearsonCorrCoef(), "r2": tm.R2Score(), "mean_err": tm.MeanMetric()}
+
+    def __call__(self, probs, labels, y_hat, y):
+        out = {}
+        for name, m in self.cls.items():
+            m.reset()
+            m.update(probs, labels)
+            out[name] = m.compute()
+        for name, m in self.reg.items():
+            m.reset()
+            if name == "mean_err":
+                m.update((y_hat - y).abs())
+            else:
+                m.update(y_hat, y)
+            out[name] = m.compute()
+        return out
+
+
+def _torchmetrics():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    y_hat = torch.randn(16, generator=g)
+    return {"metrics": "F1Score, MatthewsCorrCoef, CalibrationError, PearsonCorrCoef, R2Score, MeanMetric"}, \
+        _Metrics(), {"probs": torch.rand(16, 3, generator=g).softmax(-1),
+                     "labels": torch.randint(0, 3, (16,), generator=g),
+                     "y_hat": y_hat, "y": y_hat + 0.5 * torch.randn(16, generator=g)}
+
+
+class _Tagger:
+    """A user's sequence tagger: embedding + linear emissions into a CRF; the training loss (negative
+    log likelihood) and the Viterbi paths, padded with -1 into a tensor."""
+
+    def __init__(self):
+        import torch
+        from torchcrf import CRF
+
+        torch.manual_seed(0)
+        self.emb = torch.nn.Embedding(20, 8)
+        self.proj = torch.nn.Linear(8, 5)
+        self.crf = CRF(5, batch_first=True)
+
+    def __call__(self, tokens, tags, mask):
+        import torch
+
+        emissions = self.proj(self.emb(tokens))
+        nll = -self.crf(emissions, tags, mask, reduction="mean")
+        paths = self.crf.decode(emissions, mask)
+        width = tokens.shape[1]
+        return nll, torch.tensor([p + [-1] * (width - len(p)) for p in paths])
+
+
+def _pytorch_crf():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(3, 6, dtype=torch.bool)
+    mask[1, 4:] = False
+    mask[2, 5:] = False
+    return {"tags": 5, "batch_first": True}, _Tagger(), {
+        "tokens": torch.randint(0, 20, (3, 6), generator=g), "tags": torch.randint(0, 5, (3, 6), generator=g),
+        "mask": mask}
+
+
+class _ODEBatch:
+    """torchode's recipe: a solver built once (Dopri5, integral step-size controller, autodiff
+    adjoint), the user's function solving a batch of initial value problems with it."""
+
+    def __init__(self):
+        import torch
+        import torchode as to
+
+        torch.manual_seed(0)
+        self.func = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 4))
+        term = to.ODETerm(lambda t, y: self.func(y))
+        self.solver = to.AutoDiffAdjoint(to.Dopri5(term=term),
+                                         to.IntegralController(atol=1e-4, rtol=1e-3, term=term))
+
+    def __call__(self, y0, t_eval):
+        import torchode as to
+
+        return self.solver.solve(to.InitialValueProblem(y0=y0, t_eval=t_eval)).ys
+
+
+def _torchode():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"method": "dopri5", "controller": "integral", "atol": 1e-4, "rtol": 1e-3}, _ODEBatch(), \
+        {"y0": torch.randn(2, 4, generator=g), "t_eval": torch.linspace(0.0, 1.0, 3).repeat(2, 1)}
+
+
+class _RealNVP:
+    """A Real NVP flow with ActNorm layers (normflows): the user's log-likelihood of a batch."""
+
+    def __init__(self):
+        import torch
+        import normflows as nf
+
+        torch.manual_seed(0)
+        b = torch.tensor([1.0, 0.0])
+        flows = []
+        for i in range(2):
+            s, t = nf.nets.MLP([2, 8, 2], init_zeros=True), nf.nets.MLP([2, 8, 2], init_zeros=True)
+            flows += [nf.flows.MaskedAffineFlow(b if i % 2 == 0 else 1 - b, t, s), nf.flows.ActNorm(2)]
+        self.flow = nf.NormalizingFlow(nf.distributions.base.DiagGaussian(2), flows).eval()
+
+    def __call__(self, x):
+        return self.flow.log_prob(x)
+
+
+def _normflows():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"flow": "RealNVP (MaskedAffineFlow + ActNorm) x2", "features": 2}, _RealNVP(), \
+        {"x": torch.randn(6, 2, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -627,4 +763,15 @@ ENTRIES = {e.name: e for e in [
     Entry("pml-losses", "pytorch_metric_learning", "pytorch-metric-learning==2.8.1",
           "five metric-learning losses on one batch, summed in a user function", _pml,
           ["pytorch_metric_learning"]),
+    Entry("torchmetrics-eval", "torchmetrics", "torchmetrics==1.9.0",
+          "six metric objects reset, updated and computed in a user's validation step", _torchmetrics,
+          ["torchmetrics"], scope="module"),
+    Entry("pytorch-crf", "torchcrf", "pytorch-crf==0.7.2",
+          "CRF negative log likelihood and Viterbi decode in a user's tagger", _pytorch_crf, ["torchcrf"],
+          scope="module"),
+    Entry("torchode-dopri5", "torchode", "torchode==1.0.1",
+          "AutoDiffAdjoint(Dopri5, IntegralController).solve on a batch of two problems", _torchode,
+          ["torchode"], scope="module"),
+    Entry("normflows-realnvp", "normflows", "normflows==1.7.3",
+          "Real NVP with ActNorm: log_prob in a user function", _normflows, ["normflows"], scope="module"),
 ]}
