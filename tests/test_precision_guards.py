@@ -709,3 +709,33 @@ def test_a_tensor_as_a_fused_operators_multiplier(call, breaks, tmp_path):
     table = SCALAR_KWARG_FUNCS if call.startswith("torch.") else SCALAR_KWARG_METHODS
     kw = call.split(", ")[-1].split("=")[0]
     assert (kw in table.get(name, ()) and "=t)" in call) is breaks
+
+
+PAREN_IF = """\
+import torch
+
+
+def f(x: torch.Tensor, y: torch.Tensor):
+    y = y * 2
+    if (
+        (x < 0.1).any()
+        or ~torch.isfinite(y).any()
+    ):
+        y = y + 1
+    return y
+"""
+
+
+def test_a_condition_opened_by_a_parenthesis_on_the_if_line(tmp_path):
+    """torchmetrics' pearson.py: `if (` on its own line, the or-chain below it. Dynamo names the
+    `if` line; the finding's span starts there (and still covers the condition)."""
+    from graphmend.config import Settings
+
+    found = analyze_source(PAREN_IF, "case.py", settings=Settings(scope="module")).findings
+    assert [(f.code, f.span.start.line, f.span.end.line) for f in found] == [("GM201", 6, 8)]
+    mod = load_module(PAREN_IF, tmp_path, "paren_if")
+    torch._dynamo.reset()
+    ex = torch._dynamo.explain(mod.f)(torch.tensor([0.5, 2.0]), torch.ones(2))
+    torch._dynamo.reset()
+    lines = {fr.lineno for r in ex.break_reasons for fr in (r.user_stack or ())[-1:]}
+    assert lines == {6}

@@ -47,10 +47,16 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
     message = mod.message(site)
     if site.condition is not None:
         message += f" (breaks only when {site.condition.text})"
+    span = lines.span(anchor)
+    if anchor is getattr(node, "test", None) and isinstance(node, (ast.If, ast.While, ast.Assert)) \
+            and anchor.lineno > node.lineno:
+        # `if (` on its own line, the condition below: Dynamo names the `if` line (torchmetrics'
+        # pearson.py), so the span starts at the statement
+        span = Span(Pos(node.lineno, lines.col(node.lineno, node.col_offset)), span.end)
     return Finding(
         code=site.code,
         message=message,
-        span=lines.span(anchor),
+        span=span,
         rewrite=rule.rewrite,
         applicability=verdict.applicability,
         decline_reason=verdict.reason,
