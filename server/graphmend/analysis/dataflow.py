@@ -156,7 +156,7 @@ def number_or_tensor(fn: ast.AST) -> set[str]:
     out: set[str] = set()
     args = fn.args
     for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
-        if a.annotation is not None:
+        if a.annotation is not None and _mentions_tensor(a.annotation):  # before unparsing it
             text = ast.unparse(a.annotation)
             if "Tensor" in text and _NUMBER_WORDS.search(text):
                 out.add(a.arg)
@@ -165,6 +165,14 @@ def number_or_tensor(fn: ast.AST) -> set[str]:
             and isinstance(body[0].value.value, str):
         out.update(_DOC_NUMBER_OR_TENSOR.findall(body[0].value.value))
     return out
+
+
+def _mentions_tensor(annotation: ast.expr) -> bool:
+    for n in ast.walk(annotation):
+        if (isinstance(n, ast.Name) and "Tensor" in n.id) or (isinstance(n, ast.Attribute) and "Tensor" in n.attr) \
+                or (isinstance(n, ast.Constant) and isinstance(n.value, str) and "Tensor" in n.value):
+            return True
+    return False
 
 
 def _docstring_tensors(fn: ast.AST) -> set[str]:
