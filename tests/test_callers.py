@@ -490,3 +490,26 @@ def test_a_boolean_mask_indexing_a_value_the_walk_does_not_know(tmp_path):
     assert sites(found) == {("GM402", 13)}
     mod = load_module(MASK_OF_UNKNOWN, tmp_path, "pick_run")
     assert break_lines(mod.Pick(), torch.tensor([1.0, -1.0, 2.0]), path=mod.__file__) == {13}
+
+
+def test_fix_counts_what_other_files_callers_show_as_remaining(tmp_path):
+    """`graphmend fix` over a package: the site only a caller in another file shows is not
+    mended, and is reported as remaining at its line in the fixed text (the runtime's import the
+    mend of a print added above it moved it down), where a `graphmend check` of the written files
+    finds it."""
+    pkg = _package(tmp_path)
+    interp = pkg / "interp.py"
+    interp.write_text("import torch\n\n\ndef note(y: torch.Tensor):\n    print('interp')\n    return y\n\n\n"
+                      + INTERP)
+    (pkg / "solver.py").write_text(SOLVER.replace("ys = [y0]", "ys = [interp.note(y0)]"))
+    files = [str(interp), str(pkg / "solver.py")]
+    before = {os.path.basename(r.path): sites(r.findings) for r in scan.check_files(files, Settings(), jobs=1)}
+    assert before["interp.py"] == {("GM101", 5), ("GM301", 10)}
+    fixes = {os.path.basename(f.path): f for f in scan.fix_files(files, Settings(), jobs=1)}
+    fx = fixes["interp.py"]
+    assert sites(fx.applied) == {("GM101", 5)}
+    for f in fixes.values():
+        assert scan.write_fix(f) is None
+    after = {os.path.basename(r.path): sites(r.findings) for r in scan.check_files(files, Settings(), jobs=1)}
+    assert after["interp.py"] == {("GM301", 11)}
+    assert sites(fx.remaining) == after["interp.py"]

@@ -778,13 +778,37 @@ def check_files(files: Sequence[str], settings: Settings, jobs: Optional[int] = 
 
 def reached_elsewhere(files: Sequence[str], settings: Settings, jobs: Optional[int] = None,
                       workspace_factory: Optional[WorkspaceFactory] = None,
-                      roots: Optional[Sequence[str]] = None) -> list[dict]:
-    """Per file: the functions in it that entries in the other files reach (qualname -> entry)."""
+                      roots: Optional[Sequence[str]] = None) -> tuple[list[dict], dict[str, list]]:
+    """Per file: the functions in it that entries in the other files reach (qualname -> entry);
+    and per path, what reached callers in the other files show of its functions ((finding, its
+    line's suppression), callers.py: no fix, so `fix` reports them as remaining)."""
     summaries = summarize_files(files, settings, jobs, workspace_factory, roots)
-    scopes = [s.scope for s in summaries if not isinstance(s, str) and s.scope is not None]
+    ok = [s for s in summaries if not isinstance(s, str)]
+    scopes = [s.scope for s in ok if s.scope is not None]
     reached = analysis.reach(scopes)
+    sups = {os.path.abspath(s.path): s.suppressions for s in ok}
+    foreign: dict[str, list] = {}
+    for path, label, f in analysis.foreign_seeded(ok, reached):
+        f.entry = label
+        foreign.setdefault(os.path.abspath(path), []).append((f, sups[os.path.abspath(path)].get(f.span.start.line, False)))
     return [reached.get(s.scope.module, {}) if not isinstance(s, str) and s.scope else {}
-            for s in summaries]
+            for s in summaries], foreign
+
+
+def _moved_to(finding: Finding, original: str, fixed: str) -> Optional[Finding]:
+    """`finding`, placed in the original text, at its lines in the fixed text (a site `fix` left
+    alone: its lines are unchanged, maybe shifted); None when the fix rewrote them."""
+    import difflib
+    from dataclasses import replace
+
+    start, end = finding.span.start.line, finding.span.end.line
+    for tag, i1, i2, j1, _j2 in difflib.SequenceMatcher(None, original.splitlines(), fixed.splitlines(),
+                                                        autojunk=False).get_opcodes():
+        if tag == "equal" and i1 < start and end <= i2:
+            d = j1 - i1
+            return replace(finding, span=Span(Pos(start + d, finding.span.start.col),
+                                              Pos(end + d, finding.span.end.col)))
+    return None
 
 
 def check_paths(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
@@ -815,7 +839,8 @@ def fix_files(files: Sequence[str], settings: Settings, unsafe: bool = False, jo
         pass  # reported per file by the worker
     fixes: list[FileFix] = []
     # scope across the files: a helper in one file reached from a forward in another is mended
-    reached = reached_elsewhere(files, settings, jobs, workspace_factory, roots) if len(files) > 1 else []
+    reached, foreign = reached_elsewhere(files, settings, jobs, workspace_factory, roots) if len(files) > 1 \
+        else ([], {})
     external = {p: r for p, r in zip(files, reached) if r}
     out = _run(files, _fix_chunk, settings, unsafe, jobs, workspace_factory, roots, {"external": external})
     for p, r in zip(files, out):
@@ -832,7 +857,27 @@ def fix_files(files: Sequence[str], settings: Settings, unsafe: bool = False, jo
             original=d.get("original"), fixed=d.get("fixed"),
             newline=d.get("newline", "\n"), bom=d.get("bom", False), digest=d.get("digest"),
             notebook=d.get("notebook", False)))
+        _add_foreign(fixes[-1], foreign.get(os.path.abspath(p), ()), settings)
     return fixes
+
+
+def _add_foreign(fix: FileFix, found, settings: Settings) -> None:
+    """Add to `fix.remaining` what callers in the other files show (no fix: they remain), at
+    their lines in the fixed text, unless disabled, suppressed, hidden or already there."""
+    if not found or fix.error is not None or fix.notebook:
+        return
+    have = {(f.code, f.span) for f in fix.remaining}
+    for f, sup in found:
+        if not settings.enabled(f.code) or not shown(f.code, settings) or sup is None or (sup and f.code in sup):
+            continue
+        if fix.changed:
+            f = _moved_to(f, fix.original, fix.fixed)
+            if f is None:
+                continue
+        if (f.code, f.span) not in have:
+            have.add((f.code, f.span))
+            fix.remaining.append(f)
+    fix.remaining.sort(key=_sort_key)
 
 
 def write_fix(fix: FileFix) -> Optional[str]:

@@ -290,6 +290,20 @@ def reached_in_file(external: dict[str, str], out: dict[str, str]) -> Select:
     return select
 
 
+def foreign_seeded(summaries: list[FileSummary], reached: dict[str, dict[str, str]]) -> list[tuple[str, str, Finding]]:
+    """(path, entry label, finding): what a reached caller in one of the files shows of a function
+    in another of them (callers.py); the finding lies in `path`."""
+    paths = {os.path.abspath(s.path): s for s in summaries}
+    out = []
+    for s in summaries:
+        r = reached.get(s.scope.module, {}) if s.scope else {}
+        for path, label, f in place(s.seeded, r):
+            target = paths.get(os.path.abspath(path))
+            if path != s.path and target is not None and target.syntax_error is None:
+                out.append((target.path, label, f))
+    return out
+
+
 def analyze_many(summaries: list[FileSummary], settings: Settings) -> list[FileAnalysis]:
     """Scope across files: a function in one file reached from an entry in another is in scope."""
     scopes = [s.scope for s in summaries if s.scope is not None]
@@ -302,12 +316,9 @@ def analyze_many(summaries: list[FileSummary], settings: Settings) -> list[FileA
         out.append(fa)
         by_path[os.path.abspath(s.path)] = (fa, s)
     # what a caller in one file shows of a function in another (callers.py)
-    for s in summaries:
-        r = reached.get(s.scope.module, {}) if s.scope else {}
-        for path, label, f in place(s.seeded, r):
-            target = by_path.get(os.path.abspath(path))
-            if path != s.path and target is not None and target[1].syntax_error is None:
-                add_in_scope(target[0], target[1].suppressions, f, label, settings)
+    for target, label, f in foreign_seeded(summaries, reached):
+        fa, s = by_path[os.path.abspath(target)]
+        add_in_scope(fa, s.suppressions, f, label, settings)
     for fa in out:
         fa.findings.sort(key=lambda f: (f.span.start.line, f.span.start.col, f.code))
     return out
