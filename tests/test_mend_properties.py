@@ -213,7 +213,12 @@ def guard(draw) -> list[str]:
     c = draw(condition())
     exc = draw(st.sampled_from(EXCEPTIONS))
     msg = draw(st.sampled_from(MESSAGES))
-    form = draw(st.integers(0, 5))
+    form = draw(st.integers(0, 7))
+    if form >= 6:  # a flag bound first, a Python bool or a tensor (pytorch-crf's `not bf and m.all()`)
+        dd = lambda: _fill(draw(st.sampled_from(DD)), draw)  # noqa: E731
+        flag = f"{draw(st.sampled_from(STATIC))} {draw(st.sampled_from(['and', 'or']))} {dd()}"
+        test = "not gm_flag" if form == 6 else f"not gm_flag and {dd()}"
+        return [f"gm_flag = {flag}", f"if {test}:", f"    raise {exc}({msg})"]
     if form == 0:
         return [f"assert {c}" + (f", {msg}" if msg else "")]
     if form == 1:
@@ -513,7 +518,7 @@ def _rank(m) -> tuple:
 def _statement_at(path: str, lineno: int) -> str:
     """The source of the innermost simple statement of `path` holding line `lineno` (a mend may
     wrap one statement over several lines: the error's line alone may not show the call)."""
-    text = open(path, encoding="utf-8").read()
+    text = Path(path).read_text(encoding="utf-8")  # closed at once: an open file warns when collected
     best = None
     for n in ast.walk(ast.parse(text)):
         if isinstance(n, ast.stmt) and not hasattr(n, "body") and n.lineno <= lineno <= (n.end_lineno or n.lineno):
@@ -686,7 +691,7 @@ def _breaks_at_mended_lines(mod, args) -> list[str]:
     ex = box.get("ex")
     if ex is None:
         return []
-    lines = open(mod.__file__, encoding="utf-8").read().splitlines()
+    lines = Path(mod.__file__).read_text(encoding="utf-8").splitlines()
     out = []
     for r in ex.break_reasons:
         for fs in r.user_stack[-1:]:

@@ -100,8 +100,8 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
     else:
         exc_src = ctx.src(exc)
     cond = test
-    if isinstance(cond, ast.UnaryOp) and isinstance(cond.op, ast.Not):
-        negate = not negate
+    while isinstance(cond, ast.UnaryOp) and isinstance(cond.op, ast.Not):  # `not (not c)`: all of them,
+        negate = not negate  # as _needs_logical strips them (one left is a Python `not` of a tensor)
         cond = cond.operand
     if _needs_logical(site, env):  # and/or/not of tensors: one tensor condition
         cond_src = where.cond_src(cond, ctx, ctx.torch_name(), site, env)
