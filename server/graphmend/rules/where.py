@@ -793,6 +793,11 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
             names = ", ".join(n for n, _, _ in plan.assigns)
             lines.append(f"{inner}{names} = " + _cond_expr(
                 cb, [t for _, t, _ in plan.assigns], [f for _, _, f in plan.assigns], ctx, torch_name))
+        elif _reads_assigned(site.test, plan.assigns):
+            # the condition or a value reads a name another where assigns: one tuple assignment,
+            # so that every where reads the values from before the if, as the branch did
+            names = ", ".join(n for n, _, _ in plan.assigns)
+            lines.append(f"{inner}{names} = (" + ", ".join(select(t, f) for _, t, f in plan.assigns) + ",)")
         else:
             for name, t, f in plan.assigns:
                 lines.append(f"{inner}{name} = {select(t, f)}")
@@ -806,6 +811,19 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         end_node = plan.remove_next
     return [*_undo_reads(site, ctx, span_of),
             TextEdit(span_of(node, (node.lineno, 0), (end_node.end_lineno, None)), "\n".join(lines))]
+
+
+def _reads_assigned(test: ast.expr, assigns: list) -> bool:
+    """Assigned one after another, would a where read what an earlier one of them assigned: the
+    condition reads an assigned name (`if x.max() > 0: x = x / 2; z = ...`), or a value reads a
+    name assigned by another of them (`z = x + 1; x = x / 2`, emitted in name order)."""
+    if len(assigns) < 2:
+        return False
+    names = {n for n, _, _ in assigns}
+    if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(test)):
+        return True
+    return any(isinstance(n, ast.Name) and n.id in names - {name}
+               for name, t, f in assigns for side in (t, f) for n in ast.walk(side))
 
 
 def _undo_reads(site: Site, ctx: Context, span_of) -> list[TextEdit]:
