@@ -233,8 +233,14 @@ def where_stmt(draw, depth: int = 0) -> list[str]:
     """An if on a tensor condition that assigns (else or not), a ternary, an elif chain, or a
     nested if."""
     impure = draw(st.integers(0, 5)) == 0
-    form = draw(st.integers(0, 10))
+    form = draw(st.integers(0, 11))
     c = draw(condition())
+    if form == 11:  # a flag bound first, a Python bool or a tensor, then the branch on it
+        flag = f"{draw(st.sampled_from(STATIC))} {draw(st.sampled_from(['and', 'or']))} " \
+               f"{_fill(draw(st.sampled_from(DD)), draw)}"
+        body_lines = [ln for _ in range(draw(st.integers(1, 2))) for ln in draw(assign(impure))]
+        test = draw(st.sampled_from(["gm_cond", "not gm_cond", f"gm_cond and {c}"]))
+        return [f"gm_cond = {flag}", f"if {test}:", *_block(body_lines, "    ")]
     body = lambda: [ln for _ in range(draw(st.integers(1, 2))) for ln in draw(assign(impure))]  # noqa: E731
     if form <= 3:
         out = [f"if {c}:", *_block(body(), "    ")]
