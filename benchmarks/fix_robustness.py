@@ -336,6 +336,17 @@ def hunks(a: str, b: str) -> list[tuple[int, int, int, int]]:
     return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
 
 
+def _rebuilt(p: Pass) -> Optional[str]:
+    """The pass' edits (and its helper insertion) applied to its old text; None if they cannot be."""
+    from graphmend.rewrite.apply import apply_edits
+
+    edits = [e for _, es in p.applied for e in es] + ([p.helper] if p.helper is not None else [])
+    try:
+        return apply_edits(p.before, edits)
+    except Exception:
+        return None
+
+
 def pass_problems(p: Pass) -> list[str]:
     """(d) for one pass: hunks within the edits; edits within their findings' statements."""
     out = []
@@ -369,6 +380,10 @@ def pass_problems(p: Pass) -> list[str]:
         return any(a - SLACK <= line <= b + SLACK for a, b in regions)
 
     out.extend(ast_problems(p))
+    if _rebuilt(p) == p.after:
+        # the edits alone make the new text: nothing changed outside them (a line diff can pair
+        # repeated identical blocks differently and show a change where there is none)
+        return out
     before_lines = split_lines(p.before)
     for i1, i2, j1, j2 in hunks(p.before, p.after):
         if i2 > i1:
