@@ -381,16 +381,20 @@ class PairLoss(BaseLoss):
 """
 
 
+def _write_package(pkg, modules: dict[str, str]):
+    """A package directory with `modules` (name -> text); (its path, the modules' paths)."""
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (pkg / name).write_text(text)
+    return pkg, [str(pkg / name) for name in modules]
+
+
 def test_self_calls_reach_overrides_in_other_files(tmp_path, monkeypatch):
     """pytorch-metric-learning's shape: the base class in one file calls `self.compute_loss`,
     each loss overrides it in its own file (and holds its mask in a name first bound to None).
     graphmend check over the package reaches the override; Dynamo breaks there."""
-    pkg = tmp_path / "losspkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "base.py").write_text(BASE_LOSS)
-    (pkg / "pair.py").write_text(PAIR_LOSS)
-    files = [str(pkg / "base.py"), str(pkg / "pair.py")]
+    pkg, files = _write_package(tmp_path / "losspkg", {"base.py": BASE_LOSS, "pair.py": PAIR_LOSS})
     res = {os.path.basename(r.path): sites(r.findings) for r in scan.check_files(files, Settings(), jobs=1)}
     assert res == {"base.py": set(), "pair.py": {("GM402", 12)}}
     # one file alone: the base does not know its subclasses, the subclass is not reached
@@ -447,12 +451,7 @@ def test_a_method_held_in_an_attribute_and_what_a_base_in_another_file_passes(tm
     calls `self._advance(y, t)` with tensors; a subclass in another file overrides `_advance`
     with parameters nothing in it shows to be tensors. The override is reached and walked with
     what the base passes; Dynamo breaks there, whichever method the attribute holds."""
-    pkg = tmp_path / "stepper"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "base.py").write_text(SOLVER_BASE)
-    (pkg / "sub.py").write_text(SOLVER_SUB)
-    files = [str(pkg / "base.py"), str(pkg / "sub.py")]
+    pkg, files = _write_package(tmp_path / "stepper", {"base.py": SOLVER_BASE, "sub.py": SOLVER_SUB})
     res = {os.path.basename(r.path): r.findings for r in scan.check_files(files, Settings(), jobs=1)}
     assert sites(res["base.py"]) == set()
     assert sites(res["sub.py"]) == {("GM201", 12)}
