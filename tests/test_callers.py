@@ -12,10 +12,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import textwrap
 import time
 
-import pytest
 import torch
 
 from difftest import load_module

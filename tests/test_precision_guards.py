@@ -8,7 +8,6 @@ backend, once per argument set: the finding must be present exactly when Dynamo 
 from __future__ import annotations
 
 import logging
-import textwrap
 
 import pytest
 import torch

@@ -192,7 +192,6 @@ class Symbols:
     def _traverse(self, stack: list) -> None:
         from graphmend.analysis.dataflow import TENSOR_EVIDENCE  # the one list of tensor methods
 
-        module_calls = self.module_calls
         definitions_only = self.definitions_only
         expr, stmt = ast.expr, ast.stmt
         while stack:

@@ -554,7 +554,7 @@ def fix(site: Site, ctx: Context, env, span_of) -> Optional[list[TextEdit]]:
         ind = ctx.indent_of(plan.split)
         x = ctx.src(plan.source)
         blocks = plan.split.targets[0].id
-        lines = [f"# [Route] every expert over all rows; row r is kept from the block it falls in",
+        lines = ["# [Route] every expert over all rows; row r is kept from the block it falls in",
                  f"{ind}{ROWS} = {tn}.arange({x}.shape[0], device={x}.device)",
                  f"{ind}gm_ends = {tn}.as_tensor({param}, device={x}.device).cumsum(0)",
                  f"{ind}{GROUP} = ({ROWS}[:, None] >= gm_ends).sum(-1)",

@@ -462,7 +462,7 @@ class RowFlow:
             _container_of(f.value) if isinstance(f, ast.Subscript) else None)
         if inline is not None:
             if not any_row:
-                raise Decline(f"an expert is called on something other than the routed block")
+                raise Decline("an expert is called on something other than the routed block")
             for cls in _classes_of(self.cls, inline, self.ctx):
                 self._check_class(cls, c, arg_rows)
             return True
