@@ -8,7 +8,7 @@ conversion from UTF-8 byte offsets); the LSP layer converts to UTF-16.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, asdict
+from dataclasses import asdict, dataclass, field, replace
 from typing import Optional
 
 
@@ -176,3 +176,38 @@ CATALOGUE: dict[str, Rule] = {
              "graph; a comparison with `arange(n)` has the same values and a fixed shape.", "GB0033"),
     ]
 }
+
+
+def carry_over(findings: list[Finding], old: str, new: str) -> list[Finding]:
+    """Move findings of `old` to the same lines in `new`; drop those whose lines changed. The
+    analysis site is dropped (`site` None): nothing may be rewritten from them (the editor's text
+    that does not parse; the sites `fix` did not mend, in the text it wrote)."""
+    import difflib
+
+    from graphmend.textlines import split_lines
+
+    if not findings:
+        return []
+    a, b = split_lines(old), split_lines(new)
+    # Lines before and after the edited region map to themselves; only the region between is
+    # diffed (the whole file took 9 s in a 50,000-line file, at every keystroke that left it
+    # unparsable).
+    lo, n = 0, min(len(a), len(b))
+    while lo < n and a[lo] == b[lo]:
+        lo += 1
+    hi = 0
+    while hi < n - lo and a[-1 - hi] == b[-1 - hi]:
+        hi += 1
+    mapping: dict[int, int] = {i: i for i in range(1, lo + 1)}
+    mapping.update((len(a) - k, len(b) - k) for k in range(hi))
+    for blk in difflib.SequenceMatcher(None, a[lo:len(a) - hi], b[lo:len(b) - hi],
+                                       autojunk=False).get_matching_blocks():
+        for k in range(blk.size):
+            mapping[lo + blk.a + k + 1] = lo + blk.b + k + 1
+    out = []
+    for f in findings:
+        s, e = mapping.get(f.span.start.line), mapping.get(f.span.end.line)
+        if s is None or e is None or e - s != f.span.end.line - f.span.start.line:
+            continue
+        out.append(replace(f, span=Span(Pos(s, f.span.start.col), Pos(e, f.span.end.col)), site=None))
+    return out

@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from graphmend import analysis
 from graphmend.analysis.callers import Seeded
 from graphmend.config import Settings
-from graphmend.findings import Applicability, Finding, Pos, Span
+from graphmend.findings import Applicability, Finding, Pos, Span, carry_over
 
 PY_SUFFIXES = (".py", ".ipynb")  # notebooks: their code cells as one module (graphmend.notebook)
 
@@ -795,22 +795,6 @@ def reached_elsewhere(files: Sequence[str], settings: Settings, jobs: Optional[i
             for s in summaries], foreign
 
 
-def _moved_to(finding: Finding, original: str, fixed: str) -> Optional[Finding]:
-    """`finding`, placed in the original text, at its lines in the fixed text (a site `fix` left
-    alone: its lines are unchanged, maybe shifted); None when the fix rewrote them."""
-    import difflib
-    from dataclasses import replace
-
-    start, end = finding.span.start.line, finding.span.end.line
-    for tag, i1, i2, j1, _j2 in difflib.SequenceMatcher(None, original.splitlines(), fixed.splitlines(),
-                                                        autojunk=False).get_opcodes():
-        if tag == "equal" and i1 < start and end <= i2:
-            d = j1 - i1
-            return replace(finding, span=Span(Pos(start + d, finding.span.start.col),
-                                              Pos(end + d, finding.span.end.col)))
-    return None
-
-
 def check_paths(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
                 workspace_factory: Optional[WorkspaceFactory] = None, cache=None) -> list[FileResult]:
     """Discover and analyze; the read errors of discovery come first."""
@@ -866,14 +850,12 @@ def _add_foreign(fix: FileFix, found, settings: Settings) -> None:
     their lines in the fixed text, unless disabled, suppressed, hidden or already there."""
     if not found or fix.error is not None or fix.notebook:
         return
+    kept = [f for f, sup in found if settings.enabled(f.code) and shown(f.code, settings)
+            and sup is not None and not (sup and f.code in sup)]
+    if fix.changed:  # at their lines in the fixed text (dropped where the fix rewrote them)
+        kept = carry_over(kept, fix.original, fix.fixed)
     have = {(f.code, f.span) for f in fix.remaining}
-    for f, sup in found:
-        if not settings.enabled(f.code) or not shown(f.code, settings) or sup is None or (sup and f.code in sup):
-            continue
-        if fix.changed:
-            f = _moved_to(f, fix.original, fix.fixed)
-            if f is None:
-                continue
+    for f in kept:
         if (f.code, f.span) not in have:
             have.add((f.code, f.span))
             fix.remaining.append(f)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.detect import CallFact, FunctionWalker, is_disabled, is_static
+from graphmend.analysis.scope import class_of
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, tracking
 from graphmend.findings import Applicability, Finding
 
@@ -128,10 +129,9 @@ def _walk(sym: Symbols, fi: FunctionInfo, seeds: Optional[dict[str, tuple]] = No
 _BASES: "weakref.WeakKeyDictionary[Symbols, tuple[dict, dict]]" = weakref.WeakKeyDictionary()
 
 
-def _ancestors(sym: Symbols, ci: ClassInfo, depth: int = 0):
+def _ancestors(sym: Symbols, ci: ClassInfo):
     """(module, class name) of the bases of `ci` in other modules, transitively (bases in `sym`
     are climbed, not yielded: their calls are this file's own facts)."""
-    ws = sym.workspace
     seen: set[str] = set()
     todo = [(b, 0) for b in ci.bases]
     while todo:
@@ -139,18 +139,15 @@ def _ancestors(sym: Symbols, ci: ClassInfo, depth: int = 0):
         if not dotted or dotted.startswith(("torch.", "builtins.", "typing.")) or dotted in seen or d > 6:
             continue  # torch's own classes: what they pass their subclasses is not the user's code
         seen.add(dotted)
-        local = dotted.rsplit(".", 1)[-1]
-        if dotted == f"{sym.module}.{local}" and local in sym.classes:
-            found = (sym, sym.classes[local])
-        else:
-            found = ws.resolve_class(dotted)
-            if found is None:
-                continue
+        found = class_of(dotted, sym, sym.workspace)
+        if found is None:
+            continue
+        if found[0] is not sym:
             yield found[0].module, found[1].name
         todo.extend((b, d + 1) for b in found[1].bases)
 
 
-def _base_self_calls(module: str, cls: str, name: str, ws) -> list[tuple[Symbols, FunctionInfo, CallFact]]:
+def _base_self_calls(module: str, cls: str, name: str, ws) -> list[tuple[FunctionInfo, CallFact]]:
     """The calls `self.<name>(...)` passing tensors in the methods of `module.cls`, from the plain
     walks of those methods."""
     if name not in ws.self_call_names(module):  # most bases never call it: no need to parse them
@@ -181,7 +178,7 @@ def _base_self_calls(module: str, cls: str, name: str, ws) -> list[tuple[Symbols
         if m.qualname not in walked:
             w = _walk(bsym, m)
             walked[m.qualname] = list(w.calls_out.values()) if w is not None else []
-        out += [(bsym, m, f) for f in walked[m.qualname] if f.module == module and f.qualname == f"{cls}.{name}"]
+        out += [(m, f) for f in walked[m.qualname] if f.module == module and f.qualname == f"{cls}.{name}"]
     return out
 
 
@@ -199,20 +196,18 @@ def inherited_facts(sym: Symbols) -> list[tuple[str, str, str, CallFact]]:
     for ci in sym.classes.values():
         if not ci.bases:
             continue
-        wanted = []
+        wanted = []  # (name, method, the parameters a call does not give: the instance or none)
         for name, fi in ci.methods.items():
-            a = fi.node.args
-            params = [*a.posonlyargs, *a.args][0 if is_static(fi.node) else 1:] + a.kwonlyargs
-            if name != "__init__" and any(p.annotation is None for p in params):
-                wanted.append((name, fi))
+            a, skip = fi.node.args, 0 if is_static(fi.node) else 1
+            if name != "__init__" and any(p.annotation is None for p in [*a.posonlyargs, *a.args][skip:] + a.kwonlyargs):
+                wanted.append((name, fi, skip))
         if not wanted:
             continue
         for module, cls in _ancestors(sym, ci):
-            for name, fi in wanted:
-                for _bsym, m, fact in _base_self_calls(module, cls, name, ws):
+            for name, fi, skip in wanted:
+                for m, fact in _base_self_calls(module, cls, name, ws):
                     out.append((fi.qualname, m.qualname, module,
-                                replace(fact, module=sym.module, qualname=fi.qualname,
-                                        skip=0 if is_static(fi.node) else 1)))
+                                replace(fact, module=sym.module, qualname=fi.qualname, skip=skip)))
     return out
 
 

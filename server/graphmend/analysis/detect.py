@@ -16,7 +16,7 @@ from graphmend.analysis.conditions import Extracted, Translator, name_condition,
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
-from graphmend.analysis.symbols import FunctionInfo, Symbols, function_refs, method_aliases, overrides, single_assignments
+from graphmend.analysis.symbols import FunctionInfo, Symbols, called_methods, function_refs, overrides, single_assignments
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -579,8 +579,9 @@ class FunctionWalker:
         scalars = SCALAR_KWARG_FUNCS.get(q) if q.startswith("torch.") else (
             SCALAR_KWARG_METHODS.get(func.attr) if isinstance(func, ast.Attribute)
             and env.kind(func.value) is Kind.TENSOR else None)
-        if scalars and any(k.arg in scalars and self.proven_tensor(k.value, c) for k in c.keywords):
-            kw = next(k.arg for k in c.keywords if k.arg in scalars and self.proven_tensor(k.value, c))
+        kw = next((k.arg for k in c.keywords if k.arg in scalars and self.proven_tensor(k.value, c)),
+                  None) if scalars else None
+        if kw is not None:
             self.add("GM401", c, detail=f"a tensor as `{kw}=` of `{ast.unparse(func)}()` (a Python number there)",
                      gb_id="GB0033")
             return
@@ -628,8 +629,7 @@ class FunctionWalker:
             cls = self.fi.cls
             if cls is None:
                 return
-            names = [func.attr] if func.attr in cls.methods else method_aliases(cls).get(func.attr, [func.attr])
-            for name in names:  # `self.loss_method(...)`, `self.loss_method = self.a if c else self.b`
+            for name in called_methods(cls, func.attr):  # `self.loss_method(...)`: the methods it holds
                 own = cls.methods.get(name)
                 # the method itself, and its overrides in this file's subclasses (what `self` may be)
                 for target in ([own] if own is not None else []) + overrides(self.symbols, cls, name):

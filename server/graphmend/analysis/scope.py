@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from graphmend.analysis.detect import is_disabled
-from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, function_refs, method_aliases, overrides
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, called_methods, function_refs, overrides
 from graphmend.analysis.workspace import Workspace
 
 COMPILE_NAMES = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
@@ -47,7 +47,8 @@ def _is_compile(expr: ast.expr, sym: Symbols) -> bool:
     return (sym.qualify(target) or "") in COMPILE_NAMES
 
 
-def _class_of(dotted: str, sym: Symbols, ws: Workspace) -> Optional[tuple[Symbols, ClassInfo]]:
+def class_of(dotted: str, sym: Symbols, ws: Workspace) -> Optional[tuple[Symbols, ClassInfo]]:
+    """A class by its dotted name: this file's own, else the workspace's."""
     local = dotted.rsplit(".", 1)[-1]
     if dotted == f"{sym.module}.{local}" and local in sym.classes:
         return sym, sym.classes[local]
@@ -65,7 +66,7 @@ def _method_targets(sym: Symbols, ci: ClassInfo, name: str, ws: Workspace, depth
     for b in ci.bases:
         if not b or b in ("torch.nn.Module", "object"):
             continue
-        found = _class_of(b, sym, ws)
+        found = class_of(b, sym, ws)
         if found is not None:
             out += _method_targets(found[0], found[1], name, ws, depth + 1)
             if out:
@@ -142,21 +143,19 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
         if func.attr == "apply" and base not in ("self", "cls"):
             # `MyFunction.apply(x)`: an autograd Function, whose forward Dynamo traces
             q = sym.qualify(func.value)
-            found = _class_of(q, sym, ws) if q else None
+            found = class_of(q, sym, ws) if q else None
             if found is not None and ws.is_autograd_function(found[0], found[1]):
                 return set(_method_targets(found[0], found[1], "forward", ws))
         if base in ("self", "cls") and fi.cls is not None:  # `cls.m(...)` in a classmethod
             ci = fi.cls
             if func.attr in ci.attr_ctors and func.attr not in ci.methods:
                 ctor = ci.attr_ctors[func.attr]
-                found = _class_of(ctor, sym, ws)
+                found = class_of(ctor, sym, ws)
                 if found is not None:  # self.sub(...) runs the submodule's forward
                     return set(_method_targets(found[0], found[1], "forward", ws))
                 return set()
-            # `self.loss_method(...)` with `self.loss_method = self.a if c else self.b`: a or b
-            names = [func.attr] if func.attr in ci.methods else method_aliases(ci).get(func.attr, [func.attr])
             found = set()
-            for name in names:
+            for name in called_methods(ci, func.attr):  # `self.loss_method(...)`: the methods it holds
                 found |= set(_method_targets(sym, ci, name, ws))
                 # and the overrides in subclasses, which `self` may be an instance of: this file's
                 # here, every checked file's through the virtual edge (`reach`)
@@ -175,7 +174,7 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
             and fi.cls is not None):
         out: set[str] = set()
         for b in fi.cls.bases:
-            found = _class_of(b, sym, ws) if b else None
+            found = class_of(b, sym, ws) if b else None
             if found is not None:
                 out |= set(_method_targets(found[0], found[1], func.attr, ws))
         return out

@@ -433,6 +433,12 @@ def method_aliases(ci: "ClassInfo") -> dict[str, list[str]]:
     return ci._method_aliases
 
 
+def called_methods(ci: "ClassInfo", attr: str) -> list[str]:
+    """The method names `self.<attr>(...)` in a method of `ci` may call: `attr` itself, or the
+    methods an attribute of that name is bound to (`method_aliases`)."""
+    return [attr] if attr in ci.methods else method_aliases(ci).get(attr, [attr])
+
+
 def _statements(body: list[ast.stmt]):
     """The statements of a function body, nested blocks included, nested definitions not."""
     todo = list(reversed(body))

@@ -56,7 +56,7 @@ class Workspace:
         self.definitions: Optional[DefinitionsIndex] = None
         # module_source: module -> (stat, (Symbols, text, path) or None)
         self._sources: dict[str, tuple] = {}
-        self._self_calls: dict[str, tuple] = {}  # self_call_names: path -> (stat, names)
+        self._self_calls: dict[str, tuple] = {}  # self_call_names: module -> (stat, names)
 
     def add_import_root(self, path: str) -> bool:
         """Search the import root of the file `path` too (after the workspace roots), as
@@ -127,43 +127,42 @@ class Workspace:
         """A module's full Symbols (function bodies collected, as for the checked file), its text
         and path: for walking one of its functions with what a caller passes
         (analysis/callers.py). Parsed once per workspace; the file counts as consulted."""
-        f = self.module_file(modname)
-        if not f:
-            return None
-        self.consulted.add(f)
-        stat = stat_of(f)  # a module edited since (the language server lives long) is read again
-        held = self._sources.get(modname)
-        if held is not None and held[0] == stat:
-            return held[1]
-        try:
-            text = Path(f).read_text(encoding="utf-8-sig")
-            sym = Symbols(ast.parse(text), modname, is_package=f.endswith("__init__.py"))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
-            self._sources[modname] = (stat, None)
-            return None
-        sym.workspace = self
-        self._sources[modname] = (stat, (sym, text, f))
-        return sym, text, f
+        def parse(f: str):
+            try:
+                text = Path(f).read_text(encoding="utf-8-sig")
+                sym = Symbols(ast.parse(text), modname, is_package=f.endswith("__init__.py"))
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+                return None
+            sym.workspace = self
+            return sym, text, f
+        return self._read_module(self._sources, modname, parse, None)
 
     def self_call_names(self, modname: str) -> frozenset[str]:
         """The names `n` of the calls `self.n(...)` and `cls.n(...)` in a module's text: a look
         before parsing it whole (callers.inherited_facts asks of every base class's module).
         The file counts as consulted."""
+        def scan(f: str) -> frozenset[str]:
+            try:
+                return frozenset(_SELF_CALL.findall(Path(f).read_text(encoding="utf-8-sig")))
+            except (OSError, UnicodeDecodeError):
+                return frozenset()
+        return self._read_module(self._self_calls, modname, scan, frozenset())
+
+    def _read_module(self, held: dict, modname: str, read, missing):
+        """`read(path)` of a module's file, kept in `held` while the file's stat is the same (a
+        module edited since is read again: the language server lives long); the file counts as
+        consulted. `missing` when no file is found."""
         f = self.module_file(modname)
         if not f:
-            return frozenset()
+            return missing
         self.consulted.add(f)
         stat = stat_of(f)
-        held = self._self_calls.get(f)
-        if held is not None and held[0] == stat:
-            return held[1]
-        try:
-            text = Path(f).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError):
-            text = ""
-        names = frozenset(_SELF_CALL.findall(text))
-        self._self_calls[f] = (stat, names)
-        return names
+        kept = held.get(modname)
+        if kept is not None and kept[0] == stat:
+            return kept[1]
+        value = read(f)
+        held[modname] = (stat, value)
+        return value
 
     def loaded_files(self) -> set[str]:
         """Every module file this workspace has read definitions or sources of (an

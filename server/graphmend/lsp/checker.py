@@ -4,7 +4,6 @@ Symbols and scope, for exactly the text and version they were computed from."""
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Sequence
 
@@ -15,9 +14,8 @@ from graphmend.analysis.scope import FileScope
 from graphmend.analysis.symbols import Symbols
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
-from graphmend.findings import Finding, Pos, Span
+from graphmend.findings import Finding, Pos, Span, carry_over  # noqa: F401 (carry_over: tests import it here)
 from graphmend.scan import shown
-from graphmend.textlines import split_lines
 
 
 # Documents over this many characters (about 12,000 lines of modeling code) are checked in their
@@ -129,33 +127,3 @@ def check(text: str, path: str, version: Optional[int], settings: Settings, work
     return out
 
 
-def carry_over(findings: list[Finding], old: str, new: str) -> list[Finding]:
-    """Move findings of `old` to the same lines in `new`; drop those whose lines changed.
-
-    The fix data is dropped (`site` None, no applicability): the file does not parse, so nothing
-    may be rewritten until it does."""
-    if not findings:
-        return []
-    a, b = split_lines(old), split_lines(new)
-    # Lines before and after the edited region map to themselves; only the region between is
-    # diffed (the whole file took 9 s in a 50,000-line file, at every keystroke that left it
-    # unparsable).
-    lo, n = 0, min(len(a), len(b))
-    while lo < n and a[lo] == b[lo]:
-        lo += 1
-    hi = 0
-    while hi < n - lo and a[-1 - hi] == b[-1 - hi]:
-        hi += 1
-    mapping: dict[int, int] = {i: i for i in range(1, lo + 1)}
-    mapping.update((len(a) - k, len(b) - k) for k in range(hi))
-    for blk in difflib.SequenceMatcher(None, a[lo:len(a) - hi], b[lo:len(b) - hi],
-                                       autojunk=False).get_matching_blocks():
-        for k in range(blk.size):
-            mapping[lo + blk.a + k + 1] = lo + blk.b + k + 1
-    out = []
-    for f in findings:
-        s, e = mapping.get(f.span.start.line), mapping.get(f.span.end.line)
-        if s is None or e is None or e - s != f.span.end.line - f.span.start.line:
-            continue
-        out.append(replace(f, span=Span(Pos(s, f.span.start.col), Pos(e, f.span.end.col)), site=None))
-    return out

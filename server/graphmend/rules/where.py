@@ -720,7 +720,7 @@ def maybe_python(e: ast.expr, site: Site, env) -> bool:
     batch_first is set): `torch.logical_not` and `torch.where` take tensors only."""
     if not isinstance(e, ast.Name):
         return False
-    for n in ast.walk(site.func.node):
+    for n in fast_walk(site.func.node):
         if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None and any(
                 isinstance(t, ast.Name) and t.id == e.id for t in (n.targets if isinstance(n, ast.Assign) else [n.target])) \
                 and _gives_python(n.value, env):
