@@ -510,3 +510,65 @@ def test_fix_counts_what_other_files_callers_show_as_remaining(tmp_path):
     after = {os.path.basename(r.path): sites(r.findings) for r in scan.check_files(files, Settings(), jobs=1)}
     assert after["interp.py"] == {("GM301", 11)}
     assert sites(fx.remaining) == after["interp.py"]
+
+
+REDUCER_BASE = """\
+import torch
+
+
+class BaseReducer(torch.nn.Module):
+    def forward(self, loss_dict, embeddings):
+        info = loss_dict["loss"]
+        losses, kind = info["losses"], info["reduction_type"]
+        getattr(self, "assert_sizes_" + kind)(losses)
+        fn = self.get_reduction_func(kind)
+        return fn(losses, embeddings)
+
+    def get_reduction_func(self, kind):
+        return getattr(self, "{}_reduction".format(kind))
+
+    def element_reduction(self, losses, embeddings):
+        raise NotImplementedError
+
+    def assert_sizes_element(self, losses):
+        pass
+"""
+
+REDUCER_SUB = """\
+import torch
+
+from reducers.base import BaseReducer
+
+
+class ThresholdReducer(BaseReducer):
+    def __init__(self, low=None):
+        super().__init__()
+        self.low = low
+
+    def element_reduction(self, losses, embeddings):
+        low_condition = None
+        if self.low is not None:
+            low_condition = losses > self.low
+            losses = losses[low_condition]
+        return losses.sum() + embeddings.sum() * 0
+
+    def assert_sizes_element(self, losses, names=(1, 2)):
+        assert names[names == 1] == 1
+        assert len(losses[~(losses >= -1e9)]) == 0
+"""
+
+
+def test_methods_picked_by_getattr_and_a_value_masked_by_its_own_comparison(tmp_path, monkeypatch):
+    """pytorch-metric-learning's reducers: the base picks the method by name
+    (`getattr(self, "{}_reduction".format(kind))`, returned by a getter, and
+    `getattr(self, "assert_sizes_" + kind)(...)`), and the override masks `losses`, which nothing
+    shows to be a tensor, by a comparison of itself. Both overrides are reached; both reads are
+    GM402 where Dynamo breaks; `names == 1` of a parameter the walk does not know is no mask
+    (of a tuple it is False, and `names[False]` is `names[0]`)."""
+    pkg, files = _write_package(tmp_path / "reducers", {"base.py": REDUCER_BASE, "thr.py": REDUCER_SUB})
+    res = {os.path.basename(r.path): sites(r.findings) for r in scan.check_files(files, Settings(), jobs=1)}
+    assert res == {"base.py": set(), "thr.py": {("GM402", 15), ("GM402", 20)}}
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from reducers.thr import ThresholdReducer
+    loss = {"loss": {"losses": torch.tensor([0.5, -1.0, 2.0]), "reduction_type": "element"}}
+    assert break_lines(ThresholdReducer(low=0.0), loss, torch.ones(2), path=str(pkg / "thr.py")) == {15, 20}

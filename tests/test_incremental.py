@@ -228,6 +228,40 @@ def test_new_attribute_of_the_class_rewalks_every_method(tmp_path):
     assert c1.rewalked is not None and {"Block.forward", "Block.helper"} <= c1.rewalked
 
 
+DISPATCH = '''import torch
+from torch import nn
+
+
+class Reducer(nn.Module):
+    def forward(self, losses, kind):
+        fn = self.get_fn(kind)
+        return fn(losses)
+
+    def get_fn(self, kind):
+        return getattr(self, "{}_sum".format(kind))
+
+    def plain_sum(self, losses):
+        return losses.sum()
+
+    def masked_mean(self, losses):
+        return losses[losses > 0].mean()
+'''
+
+
+def test_an_edit_of_a_getter_redoes_the_edges_read_through_it(tmp_path):
+    """`fn = self.get_fn(kind)` calls the methods the getter's `getattr(self, "{}_sum"...)` can
+    give; an edit of the getter alone changes what forward reaches."""
+    path = _module(DISPATCH, tmp_path)
+    ws, settings = Workspace(), Settings()
+    c0 = check(DISPATCH, path, 0, settings, ws, {})
+    assert [f.code for f in c0.findings] == []
+    new = DISPATCH.replace('"{}_sum".format(kind)', '"masked_" + kind')
+    c1 = check(new, path, 1, settings, ws, {}, c0)
+    assert c1.rewalked is not None
+    assert view(c1) == view(check(new, path, 1, settings, ws, {}))
+    assert [f.code for f in c1.findings] == ["GM602"]  # the masked mean
+
+
 @pytest.mark.parametrize("new", [
     SRC.replace("def helper(self, x):", "def helper(self, x, y=None):"),  # a header
     SRC.replace("        return x\n\n    def forward", "        import math\n        return x\n\n    def forward"),

@@ -516,8 +516,13 @@ class FunctionWalker:
                 # index_put that Dynamo traces (measured, torch 2.13): only loads are reported.
                 # What a boolean tensor indexes is a tensor (or an array) even where the walk does
                 # not know it (circle_loss' `mat[pos_mask_bool]`, `mat` from `self.distance(...)`)
+                # A value indexed by an elementwise comparison of itself (`losses[losses > low]`,
+                # threshold_reducer's `low_condition = losses > self.low`, then
+                # `losses[low_condition]`) is an array whatever the walk knows of it: a Python
+                # number or list ordered against a number raises (TypeError).
                 if self.env.kind(node.value) in (Kind.TENSOR, Kind.UNKNOWN) and not isinstance(node.ctx, ast.Store) and any(
-                        self.env.kind(x) is Kind.TENSOR and (isinstance(x, ast.Compare) or self.is_mask_name(x))
+                        (self.env.kind(x) is Kind.TENSOR and (isinstance(x, ast.Compare) or self.is_mask_name(x)))
+                        or self.compares_itself(node.value, x)
                         for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])):  # `x[m]`, `x[m, :]`
                     self.add("GM402", node, detail="boolean-mask indexing")
                 bounds = [b for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])
@@ -525,6 +530,29 @@ class FunctionWalker:
                 if self.env.kind(node.value) is Kind.TENSOR and any(
                         self.env.kind(b) is Kind.TENSOR for b in bounds):
                     self.add("GM401", node, detail="slicing with tensor-valued bounds", gb_id="GB0038")
+
+    def compares_itself(self, value: ast.expr, index: ast.expr) -> bool:
+        """`index` is an ordering comparison (`<`, `<=`, `>`, `>=`; or a mask name bound to one,
+        through `~`, `&`, `|`) one of whose operands is `value` itself, a name or a `self.`
+        attribute. Not `==`/`!=`: a list compared so gives False, and `xs[False]` is `xs[0]`."""
+        if not (isinstance(value, ast.Name) or (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name))):
+            return False
+        want = ast.dump(value)
+        todo, seen = [index], 0
+        while todo and seen < 16:
+            e = todo.pop()
+            seen += 1
+            if isinstance(e, ast.Compare):
+                if all(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in e.ops) and any(
+                        ast.dump(x) == want for x in [e.left, *e.comparators]):
+                    return True
+            elif isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert):
+                todo.append(e.operand)
+            elif isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr)):
+                todo += [e.left, e.right]
+            elif isinstance(e, ast.Name) and self.is_mask_name(e) and e.id != getattr(value, "id", None):
+                todo.append(self._masks[e.id])
+        return False
 
     def is_mask_name(self, e: ast.expr) -> bool:
         """A local bound once, to a boolean tensor expression (a comparison, `~`, `&`, `|` of
@@ -864,13 +892,13 @@ def _none_binding(b: ast.AST, name: str) -> bool:
     return False
 
 
-def bool_mask_names(fn: ast.AST) -> set[str]:
-    """Locals of `fn` bound exactly once, to a boolean tensor expression (see
+def bool_mask_names(fn: ast.AST) -> dict[str, ast.expr]:
+    """Locals of `fn` bound exactly once, to a boolean tensor expression, with what each is bound to (see
     FunctionWalker.is_mask_name); parameters and names bound twice are left out. `low = None`
     first (threshold_reducer's `low_condition, high_condition = None, None`) does not count:
     where a read of `x[low]` sees None, the walk's kind of `low` there is not a tensor."""
     single = single_assignments(fn, _none_binding)
-    masks: set[str] = set()
+    masks: dict[str, ast.expr] = {}  # name -> what it is bound to
 
     def boolean(e: ast.expr) -> bool:
         if isinstance(e, ast.Compare):
@@ -892,7 +920,7 @@ def bool_mask_names(fn: ast.AST) -> set[str]:
         changed = False
         for name, value in single.items():
             if name not in masks and boolean(value):
-                masks.add(name)
+                masks[name] = value
                 changed = True
     return masks
 

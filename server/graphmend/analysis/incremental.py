@@ -283,8 +283,13 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
     if class_changed:
         dirty |= {fi.qualname for fi in all_functions if fi.cls is sym.classes[cls_node.name]}
         dirty.add(f"class:{cls_node.name}")  # its attr_ctors/buffers, read by other classes' methods
+    edge_reads = getattr(prev.scope, "edge_reads", {})
     scope = file_scope(sym, ws, settings.scope,
-                       known_edges=lambda fi: None if fi.qualname in dirty else prev.scope.edges.get(fi.qualname))
+                       known_edges=lambda fi: None if fi.qualname in dirty or not dirty.isdisjoint(
+                           edge_reads.get(fi.qualname, ())) else prev.scope.edges.get(fi.qualname))
+    for q, read in edge_reads.items():  # the reused edges still depend on what they read
+        if q in scope.edges:
+            scope.edge_reads.setdefault(q, read)
     return _finish(prev, text, lines, sym, scope, dirty, settings, ws, external, path, moved)
 
 

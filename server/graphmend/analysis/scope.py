@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from graphmend.analysis.detect import is_disabled
-from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, called_methods, function_refs, overrides
+from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, called_methods, function_refs,
+                                        getattr_dispatch, getattr_pattern, overrides)
 from graphmend.analysis.workspace import Workspace
 
 COMPILE_NAMES = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
@@ -36,6 +37,9 @@ class FileScope:
     # module-level class -> its bases' dotted names: `reach` follows a virtual edge
     # ("~mod:Cls.m", `self.m()` in a method of Cls) to the overrides in other files' subclasses
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # qualname -> the other methods whose bodies its edges were read from (a getter returning
+    # `getattr(self, ...)`): an edit of one of them makes those edges stale (analysis/incremental.py)
+    edge_reads: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 BUILTIN_NAMES = frozenset(dir(builtins))  # `len(x)`, `isinstance(...)`: never a local bound to a function
@@ -95,12 +99,18 @@ def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default",
               and fi.cls.name in module_classes and fi.qualname == f"{fi.cls.name}.forward"):
             fs.entries[fi.qualname] = "nn.Module.forward"
         known = known_edges(fi) if known_edges is not None else None
-        fs.edges[fi.qualname] = known if known is not None else _edges(fi, sym, ws, mod)
+        if known is None:
+            getters: set[str] = set()
+            known = _edges(fi, sym, ws, mod, getters)
+            if getters:
+                fs.edge_reads[fi.qualname] = frozenset(getters)
+        fs.edges[fi.qualname] = known
     _compile_calls(sym, fs, module_classes, hooks=scope_mode != "compiled")
     return fs
 
 
-def _edges(fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:
+def _edges(fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str, getters: set[str]) -> set[str]:
+    """The call edges of `fi`; `getters` collects the other methods whose bodies were read."""
     out: set[str] = set()
     local_defs = set(fi.nested)
     for d in fi.node.decorator_list:  # a decorator's wrapper runs around the function
@@ -108,7 +118,7 @@ def _edges(fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:
         out |= _callee(target, fi, sym, ws, mod, local_defs)
     for name in fi.nested:  # closures defined here (called, returned or passed on)
         out.add(f"{mod}:{fi.qualname}.<locals>.{name}")
-    refs = None
+    refs = dispatch = None
     for node in fi.calls:
         func = node.func
         if isinstance(func, ast.Name) and func.id not in local_defs and func.id not in sym.functions \
@@ -118,6 +128,16 @@ def _edges(fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:
             for ref in refs.get(func.id, ()):
                 out |= _callee(ref, fi, sym, ws, mod, local_defs)
             if func.id in refs:
+                continue
+            if fi.cls is not None:  # `fn = getattr(self, f"{kind}_reduction")`, then `fn(...)`
+                dispatch = getattr_dispatch(fi, getters) if dispatch is None else dispatch
+                if func.id in dispatch:
+                    out |= _dispatch_edges(dispatch[func.id], fi, sym, ws, mod)
+                    continue
+        elif isinstance(func, ast.Call) and fi.cls is not None:  # `getattr(self, "assert_" + kind)(...)`
+            pattern = getattr_pattern(func)
+            if pattern is not None:
+                out |= _dispatch_edges(pattern, fi, sym, ws, mod)
                 continue
         out |= _callee(func, fi, sym, ws, mod, local_defs)
     return out
@@ -154,15 +174,7 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
                 if found is not None:  # self.sub(...) runs the submodule's forward
                     return set(_method_targets(found[0], found[1], "forward", ws))
                 return set()
-            found = set()
-            for name in called_methods(ci, func.attr):  # `self.loss_method(...)`: the methods it holds
-                found |= set(_method_targets(sym, ci, name, ws))
-                # and the overrides in subclasses, which `self` may be an instance of: this file's
-                # here, every checked file's through the virtual edge (`reach`)
-                found |= {f"{mod}:{fo.qualname}" for fo in overrides(sym, ci, name)}
-                if ci.name in sym.classes and sym.classes[ci.name] is ci:
-                    found.add(f"{VIRTUAL}{mod}:{ci.name}.{name}")
-            return found
+            return _self_method_edges(called_methods(ci, func.attr), ci, sym, ws, mod)
         if base in sym.classes:
             return set(_method_targets(sym, sym.classes[base], func.attr, ws))
         q = sym.qualify(func)
@@ -179,6 +191,44 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
                 out |= set(_method_targets(found[0], found[1], func.attr, ws))
         return out
     return set()
+
+
+def _self_method_edges(names: Iterable[str], ci: ClassInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:
+    """Where `self.<name>(...)` in a method of `ci` leads, for each of `names`: the method of the
+    class or its bases, and the overrides in subclasses, which `self` may be an instance of:
+    this file's here, every checked file's through the virtual edge (`reach`)."""
+    found: set[str] = set()
+    for name in names:
+        found |= set(_method_targets(sym, ci, name, ws))
+        found |= {f"{mod}:{fo.qualname}" for fo in overrides(sym, ci, name)}
+        if ci.name in sym.classes and sym.classes[ci.name] is ci:
+            found.add(f"{VIRTUAL}{mod}:{ci.name}.{name}")
+    return found
+
+
+def _method_names(sym: Symbols, ci: ClassInfo, ws: Workspace) -> set[str]:
+    """The names of the methods of `ci` and of its bases (those the workspace finds)."""
+    out: set[str] = set()
+    todo, seen = [(sym, ci)], set()
+    while todo and len(seen) < 12:
+        s, c = todo.pop()
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        out |= set(c.methods)
+        for b in c.bases:
+            if b and not b.startswith(("torch.", "builtins.", "typing.")):
+                found = class_of(b, s, ws)
+                if found is not None:
+                    todo.append(found)
+    return out
+
+
+def _dispatch_edges(pattern, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:
+    """The methods a call through `getattr(self, <pattern>)` may run (symbols.getattr_dispatch)."""
+    ci = fi.cls
+    names = sorted(n for n in _method_names(sym, ci, ws) if pattern.match(n))
+    return _self_method_edges(names, ci, sym, ws, mod) if names else set()
 
 
 _CALL_ATTRS = frozenset({name.rsplit(".", 1)[1] for name in COMPILE_NAMES}) | HOOK_METHODS

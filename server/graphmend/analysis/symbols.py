@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -437,6 +438,81 @@ def called_methods(ci: "ClassInfo", attr: str) -> list[str]:
     """The method names `self.<attr>(...)` in a method of `ci` may call: `attr` itself, or the
     methods an attribute of that name is bound to (`method_aliases`)."""
     return [attr] if attr in ci.methods else method_aliases(ci).get(attr, [attr])
+
+
+def getattr_pattern(e: ast.expr) -> Optional[re.Pattern]:
+    """`getattr(self, "{}_reduction".format(kind))` (also an f-string, `"a_" + kind`, `"%s_x" % k`):
+    a pattern of the method names it can give, the constant parts kept and each value an
+    identifier's worth of characters (pytorch-metric-learning's reducers dispatch so). None for
+    anything else, and for a pattern with no constant part (it would match every method)."""
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "getattr"
+            and len(e.args) == 2 and not e.keywords and isinstance(e.args[0], ast.Name)
+            and e.args[0].id in ("self", "cls")):
+        return None
+    parts = _name_parts(e.args[1])
+    if not parts or not any(p for p in parts if p is not None):
+        return None
+    return re.compile("".join(r"\w+" if p is None else re.escape(p) for p in parts) + r"\Z")
+
+
+def _name_parts(e: ast.expr, depth: int = 0) -> Optional[list]:
+    """The constant strings (str) and the values (None) a string expression is made of, in order;
+    None when it is not one of the forms `getattr_pattern` reads."""
+    if depth > 4:
+        return None
+    if isinstance(e, ast.Constant) and isinstance(e.value, str):
+        return [e.value]
+    if isinstance(e, ast.JoinedStr):
+        return [v.value if isinstance(v, ast.Constant) else None for v in e.values]
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+        left, right = _name_parts(e.left, depth + 1), _name_parts(e.right, depth + 1)
+        return None if left is None or right is None else left + right
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "format" \
+            and isinstance(e.func.value, ast.Constant) and isinstance(e.func.value.value, str):
+        text = e.func.value.value
+        if "{{" in text or "}}" in text:
+            return None
+        pieces = re.split(r"\{[^{}]*\}", text)
+        return [x for i, piece in enumerate(pieces) for x in ([piece] if i == 0 else [None, piece])]
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mod) and isinstance(e.left, ast.Constant) \
+            and isinstance(e.left.value, str):
+        pieces = re.split(r"%[sdr]", e.left.value)
+        if "%" in "".join(pieces):
+            return None
+        return [x for i, piece in enumerate(pieces) for x in ([piece] if i == 0 else [None, piece])]
+    if isinstance(e, (ast.Name, ast.Attribute)):
+        return [None]
+    return None
+
+
+def getattr_dispatch(fi: "FunctionInfo", getters: Optional[set] = None) -> dict[str, re.Pattern]:
+    """Locals of a method bound once to a method picked by name (`fn = getattr(self, f"{k}_x")`,
+    or `fn = self.get_fn(k)` where `get_fn` does nothing but return such a getattr), and the
+    direct calls `getattr(self, ...)(...)`: key -> the pattern of the method names. A local is
+    keyed by its name, a direct call by "#" and the line and column of its node. `getters`
+    collects the qualnames of the getter methods read."""
+    out: dict[str, re.Pattern] = {}
+    ci = fi.cls
+    for c in fi.calls:
+        pat = getattr_pattern(c.func)
+        if pat is not None:
+            out[f"#{c.lineno}:{c.col_offset}"] = pat
+    if not any(isinstance(c.func, ast.Name) for c in fi.calls):
+        return out
+    for name, value in single_assignments(fi.node).items():
+        pat = getattr_pattern(value)
+        if pat is None and ci is not None and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and isinstance(value.func.value, ast.Name) and value.func.value.id == "self":
+            getter = ci.methods.get(value.func.attr)
+            body = getter.node.body if getter is not None else []
+            if getter is not None and getters is not None:
+                getters.add(getter.qualname)
+            body = body[1:] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else body
+            if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+                pat = getattr_pattern(body[0].value)
+        if pat is not None:
+            out[name] = pat
+    return out
 
 
 def _statements(body: list[ast.stmt]):
