@@ -572,3 +572,67 @@ def test_methods_picked_by_getattr_and_a_value_masked_by_its_own_comparison(tmp_
     from reducers.thr import ThresholdReducer
     loss = {"loss": {"losses": torch.tensor([0.5, -1.0, 2.0]), "reduction_type": "element"}}
     assert break_lines(ThresholdReducer(low=0.0), loss, torch.ones(2), path=str(pkg / "thr.py")) == {15, 20}
+
+
+TABLEAU = """\
+import collections
+
+import torch
+
+_Tableau = collections.namedtuple("_Tableau", "alpha, beta, c_sol")
+_Plain = collections.namedtuple("_Plain", "alpha, beta")
+
+
+def rk_step(y0, dt, tableau):
+    \"\"\"One step.
+    Args:
+        y0: Tensor initial value.
+        tableau: _Tableau describing the step.
+    \"\"\"
+    k = [y0]
+    for i, (alpha_i, beta_i) in enumerate(zip(tableau.alpha, tableau.beta)):
+        if alpha_i == 1.:
+            k.append(k[-1] * 2)
+        else:
+            k.append(k[-1] + alpha_i * dt * beta_i.sum())
+    return k[-1]
+
+
+def finish(y, tableau: "_Tableau"):
+    if tableau.c_sol[-1] == 0:
+        return y * tableau.c_sol[0]
+    return y
+
+
+def plain_step(y0, plain: _Plain):
+    for a, b in zip(plain.alpha, plain.beta):
+        if a == 1.:
+            y0 = y0 * b
+    return y0
+
+
+_TAB = _Tableau(alpha=torch.tensor([0.5, 1.0], dtype=torch.float64),
+                beta=[torch.tensor([0.5], dtype=torch.float64), torch.tensor([0.25, 0.25], dtype=torch.float64)],
+                c_sol=torch.tensor([0.5, 0.0], dtype=torch.float64))
+
+
+class Solver(torch.nn.Module):
+    def forward(self, y0: torch.Tensor) -> torch.Tensor:
+        dtype = y0.dtype
+        tab = _Tableau(alpha=_TAB.alpha.to(dtype=dtype), beta=[b.to(dtype=dtype) for b in _TAB.beta],
+                       c_sol=_TAB.c_sol.to(dtype=dtype))
+        y = finish(rk_step(y0, 0.1, tableau=tab), tab)
+        return plain_step(y, _Plain(alpha=[0.5, 1.0], beta=[2.0, 3.0]))
+"""
+
+
+def test_the_fields_of_a_named_tuple_built_with_tensors(tmp_path):
+    """torchdiffeq's `_ButcherTableau`: a collections.namedtuple built with torch.tensor and with
+    `.to(...)` results (and lists of them) inside the compiled call, passed to a step function that documents `tableau: _ButcherTableau` (and to one that
+    annotates it); its
+    fields are tensors, `zip` over them gives tensors, and `if tableau.c_sol[-1] == 0:` and
+    `if alpha_i == 1.:` break. A tuple built with Python numbers gives no finding."""
+    found = analyze_source(TABLEAU, "tableau.py").findings
+    assert sites(found) == {("GM201", 17), ("GM201", 25)}
+    mod = load_module(TABLEAU, tmp_path, "tableau_run")
+    assert break_lines(mod.Solver(), torch.ones(3), path=mod.__file__) == {17, 25}

@@ -16,6 +16,7 @@ import threading
 from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
+from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
 
 
@@ -226,6 +227,9 @@ class Env:
             self.kinds[all_args[0].arg] = Kind.STATIC
         # the parameters nothing in the function itself shows to be tensors (for callers.py)
         self.unknown_params = {a.arg for a in all_args if self.kinds[a.arg] is Kind.UNKNOWN}
+        # parameters and locals holding one of the module's named tuples (analysis/records.py)
+        self.records: dict[str, str] = {n: t for n, t in documented_records(fi.node, symbols).items()
+                                        if self.kinds.get(n) is Kind.UNKNOWN}
         self.seeded: dict[str, object] = {}
         for name, why in (seeds or {}).items():
             if name in self.unknown_params:
@@ -238,6 +242,10 @@ class Env:
             self.locals.add(target.id)
             self.number_or_tensor.discard(target.id)
             self.containers.pop(target.id, None)
+            self.records.pop(target.id, None)
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.locals \
+                    and value.func.id in record_types(self.symbols):
+                self.records[target.id] = value.func.id  # `state = _State(y, t)`
             if kind is Kind.UNKNOWN and target.id in self.fi.evidence:
                 kind = Kind.TENSOR  # used like a tensor elsewhere in the function (x.view(...))
             self.kinds[target.id] = kind
@@ -261,14 +269,24 @@ class Env:
             else:
                 self.self_kinds.pop(target.attr, None)
 
+    def record_field(self, e: ast.expr) -> Optional[str]:
+        """What the named-tuple field `e` (`tableau.alpha` of a local or parameter known to hold
+        one, `self.records`) holds: records.TENSOR, records.SEQUENCE (a list of tensors), or
+        None (not known to hold tensors)."""
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id in self.records:
+            return field_kinds(self.symbols, self.records[e.value.id]).get(e.attr)
+        return None
+
     def container_item(self, e: ast.expr) -> Optional[str]:
         """`p[k]` of a parameter annotated as a container of tensors: "sequence" or "mapping".
         A mapping's item counts as a tensor only where a method is called on it (`params["order"]
         .tolist()`): a `Dict[str, Tensor]` annotation is not always true of every key (XLM's
         `cache["slen"]` is an int)."""
-        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and e.value.id in self.containers \
-                and not isinstance(e.slice, (ast.Slice, ast.Tuple)):
-            return self.containers[e.value.id]
+        if isinstance(e, ast.Subscript) and not isinstance(e.slice, (ast.Slice, ast.Tuple)):
+            if isinstance(e.value, ast.Name) and e.value.id in self.containers:
+                return self.containers[e.value.id]
+            if isinstance(e.value, ast.Attribute):  # `tableau.beta[-1]` of a list of tensors
+                return "sequence" if self.record_field(e.value) == SEQUENCE else None
         return None
 
     def receiver_kind(self, e: ast.expr) -> Kind:
@@ -280,6 +298,8 @@ class Env:
         """The kind of what iterating `e` gives when that differs from `e`'s own: the items of a
         parameter annotated `List[Tensor]` / `Tuple[Tensor, ...]`."""
         if isinstance(e, ast.Name) and self.containers.get(e.id) == "sequence":
+            return Kind.TENSOR
+        if isinstance(e, ast.Attribute) and self.record_field(e) == SEQUENCE:
             return Kind.TENSOR
         return self.kind(e)
 
@@ -350,6 +370,8 @@ class Env:
                 return Kind.STATIC
             if isinstance(e.value, ast.Name) and e.value.id == "self":
                 return self.self_attr_kind(e.attr)
+            if self.record_field(e) == TENSOR:
+                return Kind.TENSOR
             base = self.kind(e.value)
             if base is Kind.TENSOR:
                 return Kind.TENSOR if e.attr in TENSOR_ATTRS else Kind.UNKNOWN

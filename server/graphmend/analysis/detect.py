@@ -225,8 +225,19 @@ class FunctionWalker:
                     and len(target.elts) == 2):
                 env.bind(target.elts[0], Kind.STATIC)  # the index; rows of a tensor are tensors
                 it, target = env.iter_kind(s.iter.args[0]), target.elts[1]
-            env.bind(target, Kind.TENSOR if it is Kind.TENSOR else
-                     (Kind.STATIC if it is Kind.STATIC else Kind.UNKNOWN))
+                iterable = s.iter.args[0]
+            else:
+                iterable = s.iter
+            if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip" \
+                    and "zip" not in env.locals and isinstance(target, ast.Tuple) and not iterable.keywords \
+                    and len(target.elts) == len(iterable.args) and not any(isinstance(a, ast.Starred) for a in iterable.args):
+                # `for a, b in zip(xs, ys)`: each name takes what iterating its own iterable gives
+                for t, a in zip(target.elts, iterable.args):
+                    k = env.iter_kind(a)
+                    env.bind(t, Kind.TENSOR if k is Kind.TENSOR else (Kind.STATIC if k is Kind.STATIC else Kind.UNKNOWN))
+            else:
+                env.bind(target, Kind.TENSOR if it is Kind.TENSOR else
+                         (Kind.STATIC if it is Kind.STATIC else Kind.UNKNOWN))
             for _ in range(2):  # loop-carried kinds: a second pass settles most
                 self.block(s.body)
             self.block(s.orelse)

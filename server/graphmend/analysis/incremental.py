@@ -225,6 +225,7 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
     sym = copy.copy(old_sym)
     sym.tree = tree
     sym.returns_cache = {}  # what the file's functions return (dataflow.returns_tensor): from the new bodies
+    sym.__dict__.pop("_field_kinds", None)  # what named tuples' fields hold (records.py): from the new bodies
     new_fis = new_part.all_functions
     all_functions = list(old_sym.all_functions)
     all_functions[at:at + len(old_fis)] = new_fis
