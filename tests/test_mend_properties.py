@@ -532,8 +532,16 @@ def _statement_at(path: str, lineno: int) -> str:
     return (ast.get_source_segment(text, best) or "") if best is not None else ""
 
 
-def premises_broken(records: list, error_line: str) -> set[str]:
-    """Which of the unsafe fixes' stated caveats held on this input."""
+# Errors of torch's tracer: torch.cond could not trace a branch at all (a graph break in it). No
+# caveat admits that: it raises on every call, whatever the input (realcode round 6, torchcde).
+UNTRACEABLE = frozenset({"UserError", "Unsupported", "UncapturedHigherOrderOpError", "InternalTorchDynamoError"})
+
+
+def premises_broken(records: list, error_line: str, error: Optional[tuple] = None) -> set[str]:
+    """Which of the unsafe fixes' stated caveats held on this input ("cond-untraceable", which
+    no reason admits, when torch.cond could not trace a branch)."""
+    if error is not None and error[0] in UNTRACEABLE:
+        return {"cond-untraceable"}
     out = set()
     for rec in records:
         if rec[0] == "where":
@@ -631,7 +639,7 @@ def check_case(case: Case, backends=("eager",), tol: float = 0.0) -> list[str]:
             got_u = observe(unsafe_p.f, [a.clone() for a in args], unsafe_p.__file__)
             d = differences(want, got_u)
             if d:
-                broken = premises_broken(unsafe_p._GM_PROBE, got_u.error_line)
+                broken = premises_broken(unsafe_p._GM_PROBE, got_u.error_line, got_u.error)
                 if broken & allowed_by(case.unsafe_reasons):
                     STATS["unsafe differences covered by the reason"] += 1
                 else:

@@ -47,8 +47,8 @@ import ast
 from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
-from graphmend.analysis.dataflow import Kind
-from graphmend.analysis.detect import Site
+from graphmend.analysis.dataflow import SCALAR_METHODS, TORCH_DATA_BOOL, Kind
+from graphmend.analysis.detect import DYNAMIC_SHAPE_FUNCS, Site
 from graphmend.findings import Applicability, TextEdit
 from graphmend.rules.base import Context, Example, Verdict, uses_after
 
@@ -655,7 +655,110 @@ def _cond_illegal(pairs, ctx: Context, env) -> Optional[str]:
                     return f"`{ast.unparse(n.func)}` updates a tensor in place, which torch.cond does not allow"
                 if isinstance(n, (ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
                     return f"a `{type(n).__name__}` expression cannot move into a torch.cond branch"
+                if isinstance(n, ast.Call):
+                    why = _cond_call_problem(n, ctx, env)
+                    if why:
+                        return why
     return None
+
+
+def _made_here(e: ast.expr, env) -> bool:
+    """`e` is made by the helper's own code, every call of which is checked: a local (its
+    parameters are tensors there), a constant, or a call (itself checked), operation, item or
+    attribute of such."""
+    if isinstance(e, ast.Call):
+        return True
+    if isinstance(e, ast.BinOp):
+        return _made_here(e.left, env) and _made_here(e.right, env)
+    if isinstance(e, (ast.Subscript, ast.Attribute)):
+        return _made_here(e.value, env)
+    return isinstance(e, ast.Constant) or (isinstance(e, ast.Name) and e.id in env.locals)
+
+
+def _helper_traces(fi, ctx: Context, depth: int) -> Optional[str]:
+    """Why the function `fi` of this file might not trace in one graph (None: it does, as far as
+    can be shown): its walk with every parameter a tensor finds a break, or it calls anything
+    `_cond_call_problem` does not take, or it is a generator, decorated, raises or catches."""
+    from graphmend.analysis.detect import FunctionWalker
+
+    node = fi.node
+    if depth >= 3:
+        return "it calls too deep to follow"
+    if node.decorator_list or isinstance(node, ast.AsyncFunctionDef):
+        return f"`{fi.qualname}` is decorated"
+    for n in fast_walk(node):
+        if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.Raise, ast.Try, ast.Global, ast.Nonlocal)):
+            return f"`{fi.qualname}` has a `{type(n).__name__.lower()}`"
+    a = node.args
+    params = [p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]]
+    walker = FunctionWalker(ctx.symbols, fi, {p: ("torch.cond", "", p) for p in params})
+    try:
+        walker.run()
+    except RecursionError:
+        return f"`{fi.qualname}` is too deep to walk"
+    if walker.sites:
+        first = walker.sites[0]
+        return f"`{fi.qualname}` breaks the graph at line {first.node.lineno} ({first.code})"
+    for c in fi.calls:
+        why = _cond_call_problem(c, ctx, walker.env, depth + 1)
+        if why:
+            return why.split(", and torch.cond")[0]
+    return None
+
+
+# Python builtins a torch.cond branch may call: they trace (on the Python values they are given)
+_COND_BUILTINS = frozenset({"len", "min", "max", "abs", "tuple", "list", "range", "isinstance", "round"})
+# Results read from tensor values or of a data-dependent shape: torch.cond cannot trace them
+_COND_DATA = DYNAMIC_SHAPE_FUNCS | SCALAR_METHODS | TORCH_DATA_BOOL
+_NN_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})  # they run the user's modules
+
+
+def _cond_call_problem(call: ast.Call, ctx: Context, env, depth: int = 0) -> Optional[str]:
+    """Why torch.cond cannot trace `call` in a branch (None when it can). torch.cond traces both
+    branches into one graph even when called eagerly, so a graph break in either raises on every
+    call (torchcde's `if torch.isnan(x).any(): x = _fill(x)`, where `_fill` uses masked_select).
+    Only what is known to trace is taken: torch's functions and a tensor's methods (not those
+    with a data-dependent result), torch.nn's own modules held by the module, a few builtins,
+    and this file's functions and methods whose bodies take only these (`_helper_traces`).
+    Anything else, other modules' code and the user's own modules included, is code the
+    analysis cannot show to trace without a break (it reports breaks; it does not prove their
+    absence)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+    text = ctx.src(func)
+    if name in _COND_DATA:
+        return (f"`{text}(...)` has a result read from tensor values or of a data-dependent shape; torch.cond "
+                f"traces both branches in one graph and cannot take it")
+    q = env.qualify(func) or ""
+    if q in ("int", "float", "bool", "complex") and call.args and env.kind(call.args[0]) is not Kind.STATIC:
+        return f"`{ctx.src(call)}` reads a tensor's value into Python, which torch.cond cannot trace"
+    if q.startswith("torch.") or q in _COND_BUILTINS or q.startswith("math."):
+        return None
+    local = None
+    if isinstance(func, ast.Name) and func.id not in env.locals:
+        local = ctx.symbols.functions.get(func.id)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+            and env.cls is not None:
+        local = env.cls.methods.get(func.attr)
+    if local is not None:
+        why = _helper_traces(local, ctx, depth)
+        return None if why is None else (f"`{text}(...)` may not trace without a graph break ({why}), and "
+                                         f"torch.cond traces both branches in one graph even when called "
+                                         f"eagerly: a break there would raise on every call")
+    if isinstance(func, ast.Attribute):
+        if env.receiver_kind(func.value) is Kind.TENSOR:
+            return None
+        if depth > 0 and _made_here(func.value, env):
+            return None  # in a helper: a method of a value its own (checked) code made
+        cls = env.cls
+        if isinstance(func.value, ast.Name) and func.value.id == "self" and cls is not None \
+                and func.attr not in cls.methods:
+            ctor = cls.attr_ctors.get(func.attr) or ""
+            if ctor.startswith("torch.nn.") and ctor.rsplit(".", 1)[-1] not in _NN_CONTAINERS:
+                return None  # `self.proj(x)` of an nn.Linear
+    return (f"`{text}(...)` is code the analysis cannot show to trace without a graph break, and torch.cond "
+            f"traces both branches in one graph even when called eagerly: a break there would raise on "
+            f"every call")
 
 
 def _cond_branch(e: ast.expr, ctx: Context) -> str:
