@@ -117,7 +117,11 @@ class FunctionWalker:
         # target (a loop body is walked twice: the second walk's kinds are kept)
         self.calls_out: dict[tuple, CallFact] = {}
         self._refs: Optional[dict[str, list[ast.expr]]] = None  # symbols.function_refs, when needed
-        self._masks: Optional[set[str]] = None  # bool_mask_names, when needed
+        self._masks: Optional[dict[str, ast.expr]] = None  # bool_mask_names, when needed
+        # names bound to a boolean mask by the statement walked last that bound them, with the
+        # block of that statement: `mask = (row >= 0) & (col >= 0)` after `mask = ...new_full(...)`
+        self._flow_masks: dict[str, tuple[ast.expr, int]] = {}
+        self._blocks: list[int] = []  # id() of the statement lists being walked, outermost first
         self._seen: set[int] = set()
         self._local_loggers: Optional[set[str]] = None
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
@@ -183,13 +187,26 @@ class FunctionWalker:
 
     # --- statements --------------------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> None:
+        self._blocks.append(id(body))
         for stmt in body:
             self.stmt(stmt)
+        self._blocks.pop()
+
+    def flow_mask(self, s: ast.stmt) -> None:
+        """Keep `_flow_masks` as of after `s` (a name rebound to anything else is no mask)."""
+        if self._flow_masks:
+            for name in _bound_names(s):
+                self._flow_masks.pop(name, None)
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                and boolean_expr(s.value, self.is_mask_name):
+            self._flow_masks[s.targets[0].id] = (s.value, self._blocks[-1] if self._blocks else 0)
 
     def stmt(self, s: ast.stmt) -> None:  # noqa: C901 - dispatch
         env = self.env
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return  # nested definitions are walked as functions of their own when reached
+        if self._flow_masks or isinstance(s, ast.Assign):
+            self.flow_mask(s)
         if self.none_splits or self.facts:
             bound = _bound_names(s)  # what the statement rebinds loses what was known of it
             if bound:
@@ -562,7 +579,7 @@ class FunctionWalker:
             elif isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr)):
                 todo += [e.left, e.right]
             elif isinstance(e, ast.Name) and self.is_mask_name(e) and e.id != getattr(value, "id", None):
-                todo.append(self._masks[e.id])
+                todo.append(self._mask_value(e.id))
         return False
 
     def is_mask_name(self, e: ast.expr) -> bool:
@@ -573,7 +590,13 @@ class FunctionWalker:
             return False
         if self._masks is None:
             self._masks = bool_mask_names(self.fi.node)
-        return e.id in self._masks
+        if e.id in self._masks:
+            return True
+        held = self._flow_masks.get(e.id)
+        return held is not None and held[1] in self._blocks
+
+    def _mask_value(self, name: str) -> ast.expr:
+        return self._masks[name] if name in self._masks else self._flow_masks[name][0]
 
     def call(self, c: ast.Call) -> None:
         env = self.env
@@ -903,6 +926,24 @@ def _none_binding(b: ast.AST, name: str) -> bool:
     return False
 
 
+def boolean_expr(e: ast.expr, is_mask) -> bool:
+    """A boolean tensor expression: a comparison, `~`, `&`, `|` of such, torch.isnan/isinf/
+    isfinite/logical_*, a name `is_mask(name)` holds to be one, such a mask reshaped."""
+    if isinstance(e, ast.Compare):
+        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops)
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert):
+        return boolean_expr(e.operand, is_mask)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return boolean_expr(e.left, is_mask) and boolean_expr(e.right, is_mask)
+    if isinstance(e, ast.Name):
+        return is_mask(e)
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_CALLS:
+        return True
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_SHAPES:
+        return boolean_expr(e.func.value, is_mask)  # `(sizes == k).squeeze(dim)`: still a mask
+    return False
+
+
 def bool_mask_names(fn: ast.AST) -> dict[str, ast.expr]:
     """Locals of `fn` bound exactly once, to a boolean tensor expression, with what each is bound to (see
     FunctionWalker.is_mask_name); parameters and names bound twice are left out. `low = None`
@@ -911,26 +952,14 @@ def bool_mask_names(fn: ast.AST) -> dict[str, ast.expr]:
     single = single_assignments(fn, _none_binding)
     masks: dict[str, ast.expr] = {}  # name -> what it is bound to
 
-    def boolean(e: ast.expr) -> bool:
-        if isinstance(e, ast.Compare):
-            return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops)
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert):
-            return boolean(e.operand)
-        if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
-            return boolean(e.left) and boolean(e.right)
-        if isinstance(e, ast.Name):
-            return e.id in masks
-        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_CALLS:
-            return True
-        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_SHAPES:
-            return boolean(e.func.value)  # `(sizes == k).squeeze(dim)`: still a mask
-        return False
+    def mask(n: ast.Name) -> bool:
+        return n.id in masks
 
     changed = True
     while changed:  # `inside = (x >= a) & (x <= b)`, then `outside = ~inside`
         changed = False
         for name, value in single.items():
-            if name not in masks and boolean(value):
+            if name not in masks and boolean_expr(value, mask):
                 masks[name] = value
                 changed = True
     return masks

@@ -1,0 +1,113 @@
+"""What the walk knows of values beyond a name's kind, each case from real code and checked
+against Dynamo: the fields of a module's named tuples (torchdiffeq), what `zip` over tensors
+gives, a name rebound to a boolean mask (torch_geometric)."""
+
+from __future__ import annotations
+
+import torch
+
+from difftest import load_module
+from graphmend.analysis import analyze_source
+from graphmend.config import Settings
+from test_callers import break_lines, sites
+
+
+TABLEAU = """\
+import collections
+
+import torch
+
+_Tableau = collections.namedtuple("_Tableau", "alpha, beta, c_sol")
+_Plain = collections.namedtuple("_Plain", "alpha, beta")
+
+
+def rk_step(y0, dt, tableau):
+    \"\"\"One step.
+    Args:
+        y0: Tensor initial value.
+        tableau: _Tableau describing the step.
+    \"\"\"
+    k = [y0]
+    for i, (alpha_i, beta_i) in enumerate(zip(tableau.alpha, tableau.beta)):
+        if alpha_i == 1.:
+            k.append(k[-1] * 2)
+        else:
+            k.append(k[-1] + alpha_i * dt * beta_i.sum())
+    return k[-1]
+
+
+def finish(y, tableau: "_Tableau"):
+    if tableau.c_sol[-1] == 0:
+        return y * tableau.c_sol[0]
+    return y
+
+
+def plain_step(y0, plain: _Plain):
+    for a, b in zip(plain.alpha, plain.beta):
+        if a == 1.:
+            y0 = y0 * b
+    return y0
+
+
+_TAB = _Tableau(alpha=torch.tensor([0.5, 1.0], dtype=torch.float64),
+                beta=[torch.tensor([0.5], dtype=torch.float64), torch.tensor([0.25, 0.25], dtype=torch.float64)],
+                c_sol=torch.tensor([0.5, 0.0], dtype=torch.float64))
+
+
+class Solver(torch.nn.Module):
+    def forward(self, y0: torch.Tensor) -> torch.Tensor:
+        dtype = y0.dtype
+        tab = _Tableau(alpha=_TAB.alpha.to(dtype=dtype), beta=[b.to(dtype=dtype) for b in _TAB.beta],
+                       c_sol=_TAB.c_sol.to(dtype=dtype))
+        y = finish(rk_step(y0, 0.1, tableau=tab), tab)
+        return plain_step(y, _Plain(alpha=[0.5, 1.0], beta=[2.0, 3.0]))
+"""
+
+
+def test_the_fields_of_a_named_tuple_built_with_tensors(tmp_path):
+    """torchdiffeq's `_ButcherTableau`: a collections.namedtuple built with torch.tensor and with
+    `.to(...)` results (and lists of them) inside the compiled call, passed to a step function that documents `tableau: _ButcherTableau` (and to one that
+    annotates it); its
+    fields are tensors, `zip` over them gives tensors, and `if tableau.c_sol[-1] == 0:` and
+    `if alpha_i == 1.:` break. A tuple built with Python numbers gives no finding."""
+    found = analyze_source(TABLEAU, "tableau.py").findings
+    assert sites(found) == {("GM201", 17), ("GM201", 25)}
+    mod = load_module(TABLEAU, tmp_path, "tableau_run")
+    assert break_lines(mod.Solver(), torch.ones(3), path=mod.__file__) == {17, 25}
+
+
+
+REBOUND_MASK = """\
+import torch
+
+
+def filter_adj(edge_index: torch.Tensor, node_index: torch.Tensor, num_nodes: int):
+    mask = node_index.new_full((num_nodes,), -1)
+    mask[node_index] = torch.arange(node_index.size(0))
+    row, col = edge_index[0], edge_index[1]
+    row, col = mask[row], mask[col]
+    mask = (row >= 0) & (col >= 0)
+    row = row[mask]
+    if num_nodes > 2:
+        keep = row > 0
+    return torch.stack([row, col[mask]], dim=0)
+
+
+def inner_block(x: torch.Tensor, flag: bool):
+    m = x.long()
+    if flag:
+        m = x > 0
+    return x[m]
+"""
+
+
+def test_a_name_rebound_to_a_boolean_mask(tmp_path):
+    """torch_geometric's filter_adj: `mask` is first an index tensor (`mask[row]` gathers, no
+    break), then rebound to `(row >= 0) & (col >= 0)`; `row[mask]` and `col[mask]` read a
+    data-dependent number of entries. A mask bound in an inner block only is not one after it
+    (`x[m]` may gather with the long tensor)."""
+    found = analyze_source(REBOUND_MASK, "filt.py", Settings(scope="module")).findings
+    assert sites(found) == {("GM402", 10), ("GM402", 13)}
+    mod = load_module(REBOUND_MASK, tmp_path, "filt_run")
+    edges, nodes = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]]), torch.tensor([0, 2])
+    assert break_lines(mod.filter_adj, edges, nodes, 4, path=mod.__file__) == {10, 13}
