@@ -573,3 +573,74 @@ def test_methods_picked_by_getattr_and_a_value_masked_by_its_own_comparison(tmp_
     loss = {"loss": {"losses": torch.tensor([0.5, -1.0, 2.0]), "reduction_type": "element"}}
     assert break_lines(ThresholdReducer(low=0.0), loss, torch.ones(2), path=str(pkg / "thr.py")) == {15, 20}
 
+
+
+BROWNIAN_BASE = """\
+import abc
+
+
+class BaseBrownian(metaclass=abc.ABCMeta):
+    @abc.abstractmethod
+    def __call__(self, ta, tb=None):
+        raise NotImplementedError
+"""
+
+BROWNIAN_INTERVAL = """\
+import torch
+
+from sdepkg import brownian_base
+
+
+class Interval(brownian_base.BaseBrownian):
+    def __init__(self, size):
+        self.size = size
+
+    def __call__(self, ta, tb=None):
+        ta, tb = float(ta), float(tb)
+        return torch.full(self.size, (tb - ta) ** 0.5)
+"""
+
+SOLVER_BASE_SDE = """\
+import torch
+
+from sdepkg.brownian_base import BaseBrownian
+
+
+class BaseSolver(torch.nn.Module):
+    def __init__(self, bm: BaseBrownian):
+        super().__init__()
+        self.bm = bm
+
+    def forward(self, ts: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return self.step(ts[0], ts[1], y)
+
+    def step(self, t0, t1, y):
+        raise NotImplementedError
+"""
+
+SOLVER_EULER = """\
+from sdepkg.solver_base import BaseSolver
+
+
+class Euler(BaseSolver):
+    def step(self, t0, t1, y):
+        return y + self.bm(t0, t1) * (t1 - t0)
+"""
+
+
+def test_a_call_through_an_attribute_typed_by_a_constructor_parameter(tmp_path, monkeypatch):
+    """torchsde's shape: a base solver stores `bm: BaseBrownian` as `self.bm`; a subclass in
+    another file calls `self.bm(t0, t1)` with what the base's forward passes it (tensors); the
+    Brownian motion that runs is a subclass of BaseBrownian in a third file, whose `__call__`
+    reads `float(ta)`. The site is found there, and Dynamo breaks there."""
+    pkg, files = _write_package(tmp_path / "sdepkg", {
+        "brownian_base.py": BROWNIAN_BASE, "interval.py": BROWNIAN_INTERVAL,
+        "solver_base.py": SOLVER_BASE_SDE, "euler.py": SOLVER_EULER})
+    res = {os.path.basename(r.path): sites(r.findings) for r in scan.check_files(files, Settings(), jobs=1)}
+    assert res == {"brownian_base.py": set(), "interval.py": {("GM401", 11)},
+                   "solver_base.py": set(), "euler.py": set()}
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from sdepkg.euler import Euler
+    from sdepkg.interval import Interval
+    assert break_lines(Euler(Interval((3,))), torch.tensor([0.0, 0.5]), torch.ones(3),
+                       path=str(pkg / "interval.py")) == {11}

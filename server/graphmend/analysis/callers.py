@@ -274,6 +274,11 @@ def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
     walks = 0
     while work:
         origin, via, via_src, fact, depth = work.pop()
+        if fact.virtual and ws is not None:  # what a subclass overrides runs instead, for its instances
+            cls, _, meth = fact.qualname.rpartition(".")
+            for module, sub in ws.subclasses(f"{fact.module}.{cls}"):
+                work.append((origin, via, via_src, replace(fact, module=module, qualname=f"{sub}.{meth}",
+                                                           virtual=False), depth))
         src = source(fact.module)
         if src is None:
             continue

@@ -16,7 +16,8 @@ from graphmend.analysis.conditions import Extracted, Translator, name_condition,
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
-from graphmend.analysis.symbols import FunctionInfo, Symbols, called_methods, function_refs, overrides, single_assignments
+from graphmend.analysis.symbols import (FunctionInfo, Symbols, called_methods, function_refs, method_aliases,
+                                        overrides, single_assignments)
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -103,6 +104,9 @@ class CallFact:
     # 1 or 2 for `F.apply(...)` of an autograd Function (`ctx`, and `cls` for a classmethod forward)
     # the tensor arguments: (position, keyword, the argument)
     tensors: tuple[tuple[Optional[int], Optional[str], ast.expr], ...]
+    # the call goes through an attribute holding an instance of the class (attr_types.py): the
+    # method of a subclass may run instead
+    virtual: bool = False
 
 
 class FunctionWalker:
@@ -699,6 +703,16 @@ class FunctionWalker:
                 if own is None:  # a method this class inherits, or one only other files' subclasses
                     # define: the fact is for their overrides (callers.inherited_facts)
                     self.note_fact(c, self.symbols.module, f"{cls.name}.{name}", 1)
+            if func.attr not in cls.methods and func.attr not in cls.attr_ctors \
+                    and not method_aliases(cls).get(func.attr) and self.tensor_args(c):
+                # `self.bm(t0, t1)` of an attribute holding an instance of a known class: its
+                # `__call__` or a subclass's (attr_types.py, callers.py)
+                from graphmend.analysis.attr_types import attribute_class
+
+                held = attribute_class(self.symbols, cls, func.attr)
+                if held is not None:
+                    module, name = held.rsplit(".", 1)
+                    self.note_fact(c, module, f"{name}.__call__", 1, virtual=True)
             return
         ws = self.symbols.workspace
         if isinstance(func, ast.Attribute) and func.attr == "apply" and isinstance(func.value, ast.Name) \
@@ -721,7 +735,8 @@ class FunctionWalker:
             return
         self.note_fact(c, module, qualname, 0)
 
-    def note_fact(self, c: ast.Call, module: str, qualname: str, skip: int) -> None:
+    def tensor_args(self, c: ast.Call) -> list:
+        """The arguments of `c` that are tensors here: (position, keyword, argument)."""
         kind = self.env.kind
         tensors = []
         for i, a in enumerate(c.args):
@@ -732,9 +747,13 @@ class FunctionWalker:
         for k in c.keywords:
             if k.arg is not None and kind(k.value) is Kind.TENSOR:
                 tensors.append((None, k.arg, k.value))
+        return tensors
+
+    def note_fact(self, c: ast.Call, module: str, qualname: str, skip: int, virtual: bool = False) -> None:
+        tensors = self.tensor_args(c)
         key = (id(c), module, qualname)
         if tensors:
-            self.calls_out[key] = CallFact(c, module, qualname, skip, tuple(tensors))
+            self.calls_out[key] = CallFact(c, module, qualname, skip, tuple(tensors), virtual)
         else:
             self.calls_out.pop(key, None)
 

@@ -28,6 +28,7 @@ import copy
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
+from graphmend.analysis.attr_types import param_stores, same_stores
 from graphmend.analysis.callers import inherited_facts, seeded_findings, still_valid
 from graphmend.analysis.engine import FileSummary, LineIndex, _no_gc, function_findings, suppressions
 from graphmend.analysis.scope import FileScope, file_scope, reach
@@ -245,7 +246,7 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
             sym.functions = {**old_sym.functions, old_fn.name: own_new}
     else:
         ci = replace(old_ci, node=new_cls_node, methods={}, _attr_ctors={}, _buffers=set(),
-                     _method_aliases=None)
+                     _method_aliases=None, _param_stores=None)
         for i, fi in enumerate(all_functions):
             if fi.cls is old_ci:
                 moved[id(fi)] = all_functions[i] = replace(fi, cls=ci)
@@ -275,7 +276,8 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
                 if isinstance(f, ast.Attribute) and f.attr in ("register_buffer", "register_parameter") \
                         and c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
                     ci.buffers.add(c.args[0].value)
-        class_changed = ci.attr_ctors != old_ci.attr_ctors or ci.buffers != old_ci.buffers
+        class_changed = ci.attr_ctors != old_ci.attr_ctors or ci.buffers != old_ci.buffers or (
+            old_ci._param_stores is not None and not same_stores(param_stores(ci), old_ci._param_stores))
         sym.classes = {**old_sym.classes, cls_node.name: ci}
     sym.all_functions = all_functions
 

@@ -80,6 +80,7 @@ class ClassInfo:
     _attr_ctors: dict[str, str] = field(default_factory=dict)
     _buffers: set[str] = field(default_factory=set)  # register_buffer / nn.Parameter names
     _method_aliases: Optional[dict[str, list[str]]] = None  # method_aliases(), computed when first asked
+    _param_stores: Optional[dict] = None  # attr_types.param_stores(), computed when first asked
 
     @property
     def attr_ctors(self) -> dict[str, str]:

@@ -39,6 +39,22 @@ def import_root(path: str) -> str:
     return d
 
 
+_WORD = re.compile(r"\b[A-Z_]\w*")
+
+
+def _words(f: str) -> frozenset[str]:
+    """The capitalised words of a file's text (class names among them): a look before parsing."""
+    try:
+        return frozenset(_WORD.findall(Path(f).read_text(encoding="utf-8-sig")))
+    except (OSError, UnicodeDecodeError):
+        return frozenset()
+
+
+def _module_of(root: str, path: str) -> str:
+    rel = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+    return rel[:-len(".__init__")] if rel.endswith(".__init__") else rel
+
+
 class Workspace:
     def __init__(self, roots: Optional[list[str]] = None, extra_paths: Optional[list[str]] = None):
         self.roots = [str(Path(r).resolve()) for r in (roots or [])]
@@ -57,6 +73,8 @@ class Workspace:
         # module_source: module -> (stat, (Symbols, text, path) or None)
         self._sources: dict[str, tuple] = {}
         self._self_calls: dict[str, tuple] = {}  # self_call_names: module -> (stat, names)
+        self._class_words: dict[str, tuple] = {}  # subclasses: module -> (stat, capitalised words)
+        self._listings: dict[str, tuple] = {}  # subclasses: package dir -> (stat, .py files)
 
     def add_import_root(self, path: str) -> bool:
         """Search the import root of the file `path` too (after the workspace roots), as
@@ -72,6 +90,7 @@ class Workspace:
         self._symbols.clear()
         self._sources.clear()
         self._self_calls.clear()
+        self._class_words.clear()
         self._module_cache.clear()
         self._module_files.clear()
         self._jedi_cache.clear()
@@ -163,6 +182,60 @@ class Workspace:
         value = read(f)
         held[modname] = (stat, value)
         return value
+
+    def subclasses(self, dotted: str, limit: int = 400) -> list[tuple[str, str]]:
+        """(module, class) of the classes that derive from the class `dotted` ("pkg.mod.Cls"),
+        directly or not, in the files of its top-level package: where a call through an attribute
+        typed with it may lead (torchsde's solvers call `self.bm(t0, t1)`, `bm: BaseBrownian`;
+        `BrownianInterval.__call__` runs). Files are read only when their text names a class
+        on the way; none when the package has more than `limit` files. Kept while the files'
+        stats are the same."""
+        mod, _, name = dotted.rpartition(".")
+        f = self.module_file(mod) if mod else None
+        if not f:
+            return []
+        top = import_root(f)
+        package = os.path.join(top, mod.split(".")[0])
+        files = self._package_files(package, limit)
+        out: list[tuple[str, str]] = []
+        todo, seen = [(mod, name)], {dotted}
+        while todo and len(seen) < 64:
+            base_mod, base = todo.pop()
+            for path in files:
+                if base not in self._read_module(self._class_words, _module_of(top, path), _words, frozenset()):
+                    continue
+                found = self.module_source(_module_of(top, path))
+                if found is None:
+                    continue
+                sym = found[0]
+                for ci in sym.classes.values():
+                    for b in ci.bases:
+                        if b.rsplit(".", 1)[-1] != base:
+                            continue
+                        got = self.resolve_class(b) if b != f"{sym.module}.{ci.name}" else None
+                        if got is not None and (got[0].module, got[1].name) == (base_mod, base) \
+                                and f"{sym.module}.{ci.name}" not in seen:
+                            seen.add(f"{sym.module}.{ci.name}")
+                            out.append((sym.module, ci.name))
+                            todo.append((sym.module, ci.name))
+        return out
+
+    def _package_files(self, package: str, limit: int) -> list[str]:
+        """The .py files under a package directory (none past `limit`), kept by the directory's
+        stat."""
+        stat = stat_of(package)
+        kept = self._listings.get(package)
+        if kept is not None and kept[0] == stat:
+            return kept[1]
+        files: list[str] = []
+        for d, dirs, names in os.walk(package):
+            dirs[:] = [x for x in dirs if not x.startswith((".", "__pycache__"))]
+            files += [os.path.join(d, n) for n in names if n.endswith(".py")]
+            if len(files) > limit:
+                files = []
+                break
+        self._listings[package] = (stat, files)
+        return files
 
     def loaded_files(self) -> set[str]:
         """Every module file this workspace has read definitions or sources of (an
