@@ -20,7 +20,7 @@ REQUIREMENTS = [
     "reformer-pytorch==1.4.4", "gpytorch==1.15.2", "zuko==1.6.0", "e3nn==0.6.0",
     "torch-optimizer==0.3.0", "mixture-of-experts==0.2.3", "nflows==0.14", "entmax==1.3",
     "pytorch-metric-learning==2.8.1", "torchmetrics==1.9.0", "pytorch-crf==0.7.2", "torchode==1.0.1",
-    "normflows==1.7.3",
+    "normflows==1.7.3", "torch-geometric==2.8.1", "geomloss==0.3.1", "nnaudio==0.3.4", "torchcde==0.2.5",
 ]
 
 
@@ -700,6 +700,175 @@ def _normflows():
         {"x": torch.randn(6, 2, generator=g)}
 
 
+# --------------------------------------------------------------------------------------------------
+# torch-geometric 2.8.1 (graph neural networks), geomloss 0.3.1 (optimal-transport losses), nnAudio
+# 0.3.4 (spectrogram layers) and torchcde 0.2.5 (neural controlled differential equations): a sixth
+# round of code nobody tuned on, measured before anything was changed for them
+
+
+class _GNN:
+    """A user's graph classifier (PyG's recipe): GCNConv, GATConv, global mean pooling over a batch of
+    two small graphs, a linear head."""
+
+    def __init__(self):
+        import torch
+        from torch_geometric.nn import GATConv, GCNConv
+
+        torch.manual_seed(0)
+        self.conv1 = GCNConv(4, 16)
+        self.conv2 = GATConv(16, 8, heads=2)
+        self.head = torch.nn.Linear(16, 3)
+        for m in (self.conv1, self.conv2, self.head):
+            m.eval()
+
+    def __call__(self, x, edge_index, batch):
+        import torch
+        from torch_geometric.nn import global_mean_pool
+
+        h = torch.relu(self.conv1(x, edge_index))
+        h = torch.relu(self.conv2(h, edge_index))
+        return self.head(global_mean_pool(h, batch))
+
+
+def _pyg_graphs():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    src = torch.randint(0, 6, (14,), generator=g)
+    dst = torch.randint(0, 6, (14,), generator=g)
+    edge_index = torch.cat([torch.stack([src, dst]), torch.stack([src + 6, dst + 6])], dim=1)
+    return {"x": torch.randn(12, 4, generator=g), "edge_index": edge_index,
+            "batch": torch.tensor([0] * 6 + [1] * 6)}
+
+
+def _pyg_gnn():
+    return {"layers": "GCNConv(4,16), GATConv(16,8,heads=2), global_mean_pool", "graphs": 2, "nodes": 12}, \
+        _GNN(), _pyg_graphs()
+
+
+class _GraphPool:
+    """A user's hierarchical pooling classifier: SAGEConv, TopKPooling, global max pooling."""
+
+    def __init__(self):
+        import torch
+        from torch_geometric.nn import SAGEConv, TopKPooling
+
+        torch.manual_seed(0)
+        self.conv = SAGEConv(4, 16)
+        self.pool = TopKPooling(16, ratio=0.5)
+        self.head = torch.nn.Linear(16, 3)
+        for m in (self.conv, self.pool, self.head):
+            m.eval()
+
+    def __call__(self, x, edge_index, batch):
+        import torch
+        from torch_geometric.nn import global_max_pool
+
+        h = torch.relu(self.conv(x, edge_index))
+        h, edge_index, _, batch, _, _ = self.pool(h, edge_index, batch=batch)
+        return self.head(global_max_pool(h, batch))
+
+
+def _pyg_topk():
+    return {"layers": "SAGEConv(4,16), TopKPooling(ratio=0.5), global_max_pool", "graphs": 2, "nodes": 12}, \
+        _GraphPool(), _pyg_graphs()
+
+
+class _OTLoss:
+    """A user's point-cloud loss: geomloss' SamplesLoss between two batches of point clouds."""
+
+    def __init__(self, **cfg):
+        from geomloss import SamplesLoss
+
+        self.loss = SamplesLoss(**cfg)
+
+    def __call__(self, x, y):
+        return self.loss(x, y)
+
+
+def _geomloss(loss: str):
+    def build():
+        import torch
+
+        cfg = dict(loss=loss, p=2, blur=0.1, backend="tensorized")
+        g = torch.Generator().manual_seed(1)
+        return cfg, _OTLoss(**cfg), {"x": torch.randn(2, 12, 3, generator=g),
+                                     "y": torch.randn(2, 10, 3, generator=g) + 0.5}
+    return build
+
+
+class _AudioFeatures:
+    """A user's audio front end with nnAudio layers (kernels built at init): a log-mel spectrogram, a
+    constant-Q transform and an STFT/iSTFT round trip of a batch of waveforms."""
+
+    def __init__(self):
+        import torch
+        from nnAudio import features
+
+        torch.manual_seed(0)
+        self.mel = features.MelSpectrogram(sr=8000, n_fft=256, n_mels=16, hop_length=64, verbose=False).eval()
+        self.cqt = features.CQT1992v2(sr=8000, hop_length=64, fmin=110.0, n_bins=24, verbose=False).eval()
+        self.stft = features.STFT(n_fft=256, hop_length=64, iSTFT=True, output_format="Complex",
+                                  verbose=False).eval()
+
+    def __call__(self, wave):
+        import torch
+
+        spec = self.stft(wave, output_format="Complex")
+        recon = self.stft.inverse(spec, onesided=True, length=wave.shape[-1])
+        return torch.log(self.mel(wave) + 1e-6), self.cqt(wave), recon
+
+
+def _nnaudio():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"mel": "sr 8000, n_fft 256, 16 mels, hop 64", "cqt": "CQT1992v2, 24 bins from 110 Hz",
+            "stft": "n_fft 256, hop 64, inverse with length"}, \
+        _AudioFeatures(), {"wave": torch.randn(2, 2048, generator=g)}
+
+
+class _NeuralCDE:
+    """torchcde's recipe: Hermite cubic coefficients of an irregular time series, a CubicSpline, a
+    learned vector field integrated with cdeint (rk4, fixed step), a linear readout of the final state."""
+
+    def __init__(self):
+        import torch
+
+        class Func(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 8 * 3))
+
+            def forward(self, t, z):
+                return self.net(z).view(z.shape[0], 8, 3)
+
+        torch.manual_seed(0)
+        self.func = Func()
+        self.initial = torch.nn.Linear(3, 8)
+        self.readout = torch.nn.Linear(8, 2)
+
+    def __call__(self, series):
+        import torchcde
+
+        coeffs = torchcde.hermite_cubic_coefficients_with_backward_differences(series)
+        X = torchcde.CubicSpline(coeffs)
+        z0 = self.initial(X.evaluate(X.interval[0]))
+        zt = torchcde.cdeint(X=X, func=self.func, z0=z0, t=X.interval, method="rk4",
+                             options={"step_size": 0.5})
+        return self.readout(zt[:, -1])
+
+
+def _torchcde():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    t = torch.linspace(0.0, 4.0, 6)
+    series = torch.cat([t.expand(2, 6).unsqueeze(-1), torch.randn(2, 6, 2, generator=g)], dim=-1)
+    return {"interpolation": "hermite cubic (backward differences)", "method": "rk4", "step_size": 0.5}, \
+        _NeuralCDE(), {"series": series}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -774,4 +943,19 @@ ENTRIES = {e.name: e for e in [
           ["torchode"], scope="module"),
     Entry("normflows-realnvp", "normflows", "normflows==1.7.3",
           "Real NVP with ActNorm: log_prob in a user function", _normflows, ["normflows"], scope="module"),
+    Entry("pyg-gcn-gat", "torch_geometric", "torch-geometric==2.8.1",
+          "GCNConv, GATConv and global_mean_pool in a user's graph classifier", _pyg_gnn, ["torch_geometric"],
+          scope="module"),
+    Entry("pyg-topk-pool", "torch_geometric", "torch-geometric==2.8.1",
+          "SAGEConv, TopKPooling and global_max_pool in a user's graph classifier", _pyg_topk,
+          ["torch_geometric"], scope="module"),
+    Entry("geomloss-sinkhorn", "geomloss", "geomloss==0.3.1",
+          "SamplesLoss('sinkhorn', tensorized) between two batches of point clouds", _geomloss("sinkhorn"),
+          ["geomloss"], scope="module"),
+    Entry("nnaudio-features", "nnAudio", "nnaudio==0.3.4",
+          "MelSpectrogram, CQT1992v2 and an STFT/iSTFT round trip in a user's audio front end", _nnaudio,
+          ["nnAudio"], scope="module"),
+    Entry("torchcde-rk4", "torchcde", "torchcde==0.2.5",
+          "a neural CDE: Hermite cubic spline, cdeint (rk4), readout, in a user function", _torchcde,
+          ["torchcde"], scope="module"),
 ]}
