@@ -1,12 +1,14 @@
 """What the walk knows of values beyond a name's kind, each case from real code and checked
 against Dynamo: the fields of a module's named tuples (torchdiffeq), what `zip` over tensors
-gives, a name rebound to a boolean mask (torch_geometric)."""
+gives, a name rebound to a boolean mask (torch_geometric), a star-imported helper's tensor and
+a mask held in an attribute (nnAudio)."""
 
 from __future__ import annotations
 
 import torch
 
 from difftest import load_module
+from graphmend import scan
 from graphmend.analysis import analyze_source
 from graphmend.config import Settings
 from test_callers import break_lines, sites
@@ -111,3 +113,47 @@ def test_a_name_rebound_to_a_boolean_mask(tmp_path):
     mod = load_module(REBOUND_MASK, tmp_path, "filt_run")
     edges, nodes = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]]), torch.tensor([0, 2])
     assert break_lines(mod.filter_adj, edges, nodes, 4, path=mod.__file__) == {10, 13}
+
+
+STAR_UTILS = """\
+from torch.nn.functional import relu
+
+
+def window_sumsquare(w):
+    return relu(w) ** 2
+"""
+
+STAR_STFT = """\
+import torch
+from .utils import *
+
+
+class Inverse(torch.nn.Module):
+    def forward(self, X, refresh_win=True):
+        real = X * 2
+        if hasattr(self, "w_sum") == False or refresh_win == True:
+            self.w_sum = window_sumsquare(X[0]).flatten()
+            self.nonzero = self.w_sum > 1e-10
+        else:
+            pass
+        real[:, self.nonzero] = real[:, self.nonzero].div(self.w_sum[self.nonzero])
+        return real
+"""
+
+
+def test_a_star_imported_helper_and_a_mask_held_in_an_attribute(tmp_path, monkeypatch):
+    """nnAudio's inverse STFT: `window_sumsquare` comes from `from .utils import *` and returns
+    a tensor; `self.nonzero`, which the class only ever sets to a comparison, masks `real` (its
+    reads break; the store with the mask is an index_put Dynamo traces)."""
+    pkg = tmp_path / "audiopkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "utils.py").write_text(STAR_UTILS)
+    (pkg / "stft.py").write_text(STAR_STFT)
+    res = scan.check_files([str(pkg / "stft.py")], Settings(), jobs=1)[0]
+    assert sites(res.findings) == {("GM402", 13)}
+    assert len(res.findings) == 2  # real[:, self.nonzero] and self.w_sum[self.nonzero]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from audiopkg.stft import Inverse
+    x = torch.tensor([[0.5, -1.0, 2.0, 0.0], [1.0, 1.0, 1.0, 1.0]])
+    assert break_lines(Inverse(), x, path=str(pkg / "stft.py")) == {13}

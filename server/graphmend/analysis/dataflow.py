@@ -445,6 +445,11 @@ class Env:
                 return Kind.STATIC
             if self._module_function(func) and returns_tensor(q, self.symbols):
                 return Kind.TENSOR
+            if "." not in q and self.symbols.star_imports and isinstance(func, ast.Name) \
+                    and func.id not in self.locals and any(  # `from ..utils import *` (nnAudio)
+                        m and m != "torch" and not m.startswith("torch.") and returns_tensor(f"{m}.{q}", self.symbols)
+                        for m in self.symbols.star_imports):
+                return Kind.TENSOR
         if isinstance(func, ast.Attribute):
             if self.is_submodule_call(func):
                 return Kind.TENSOR

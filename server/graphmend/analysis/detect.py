@@ -16,8 +16,8 @@ from graphmend.analysis.conditions import Extracted, Translator, name_condition,
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
-from graphmend.analysis.symbols import (FunctionInfo, Symbols, called_methods, function_refs, method_aliases,
-                                        overrides, single_assignments)
+from graphmend.analysis.symbols import (FunctionInfo, Symbols, _statements, called_methods, function_refs,
+                                        method_aliases, overrides, single_assignments)
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -553,7 +553,8 @@ class FunctionWalker:
                 # `losses[low_condition]`) is an array whatever the walk knows of it: a Python
                 # number or list ordered against a number raises (TypeError).
                 if self.env.kind(node.value) in (Kind.TENSOR, Kind.UNKNOWN) and not isinstance(node.ctx, ast.Store) and any(
-                        (self.env.kind(x) is Kind.TENSOR and (isinstance(x, ast.Compare) or self.is_mask_name(x)))
+                        (self.env.kind(x) is Kind.TENSOR and (isinstance(x, ast.Compare) or self.is_mask_name(x)
+                                                              or self.is_mask_attr(x)))
                         or self.compares_itself(node.value, x)
                         for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])):  # `x[m]`, `x[m, :]`
                     self.add("GM402", node, detail="boolean-mask indexing")
@@ -598,6 +599,26 @@ class FunctionWalker:
             return True
         held = self._flow_masks.get(e.id)
         return held is not None and held[1] in self._blocks
+
+    def is_mask_attr(self, e: ast.expr) -> bool:
+        """`self.<attr>` that every method of the class stores only boolean tensor expressions in
+        (nnAudio's `self.nonzero_indices = self.w_sum > 1e-10`, then `real[:, self.nonzero_indices]`)."""
+        cls = self.fi.cls
+        if not (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self") or cls is None:
+            return False
+        stores = 0
+        for fi in cls.methods.values():
+            for st in _statements(fi.node.body):
+                targets = st.targets if isinstance(st, ast.Assign) else \
+                    [st.target] if isinstance(st, (ast.AnnAssign, ast.AugAssign)) else []
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Attribute) and n.attr == e.attr and isinstance(n.ctx, ast.Store) \
+                                and isinstance(n.value, ast.Name) and n.value.id == "self":
+                            if n is not t or not isinstance(st, ast.Assign) or not boolean_expr(st.value, lambda _: False):
+                                return False
+                            stores += 1
+        return stores > 0
 
     def _mask_value(self, name: str) -> ast.expr:
         return self._masks[name] if name in self._masks else self._flow_masks[name][0]
