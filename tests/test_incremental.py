@@ -262,6 +262,41 @@ def test_an_edit_of_a_getter_redoes_the_edges_read_through_it(tmp_path):
     assert [f.code for f in c1.findings] == ["GM602"]  # the masked mean
 
 
+HELD = '''import torch
+from torch import nn
+
+
+class Interval:
+    def __call__(self, ta, tb):
+        ta, tb = float(ta), float(tb)
+        return torch.full((3,), tb - ta)
+
+
+class Solver(nn.Module):
+    def __init__(self, bm: Interval):
+        super().__init__()
+        self.bm = bm
+
+    def forward(self, ts: torch.Tensor, y: torch.Tensor):
+        return y + self.bm(ts[0], ts[1])
+'''
+
+
+def test_an_edit_of_what_the_constructor_stores_walks_the_class_again(tmp_path):
+    """`self.bm(ts[0], ts[1])` runs `Interval.__call__` because `__init__` stores the parameter
+    annotated `bm: Interval` in `self.bm` (attr_types.py); an edit of that store alone changes
+    what forward's call reaches."""
+    path = _module(HELD, tmp_path)
+    ws, settings = Workspace(), Settings()
+    c0 = check(HELD, path, 0, settings, ws, {})
+    assert [(f.code, f.span.start.line) for f in c0.findings] == [("GM401", 7), ("GM401", 7)]
+    new = HELD.replace("        self.bm = bm\n", "        self.bm = None\n")
+    c1 = check(new, path, 1, settings, ws, {}, c0)
+    assert c1.rewalked is not None
+    assert view(c1) == view(check(new, path, 1, settings, ws, {}))
+    assert c1.findings == []
+
+
 @pytest.mark.parametrize("new", [
     SRC.replace("def helper(self, x):", "def helper(self, x, y=None):"),  # a header
     SRC.replace("        return x\n\n    def forward", "        import math\n        return x\n\n    def forward"),
