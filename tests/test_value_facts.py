@@ -157,3 +157,38 @@ def test_a_star_imported_helper_and_a_mask_held_in_an_attribute(tmp_path, monkey
     from audiopkg.stft import Inverse
     x = torch.tensor([[0.5, -1.0, 2.0, 0.0], [1.0, 1.0, 1.0, 1.0]])
     assert break_lines(Inverse(), x, path=str(pkg / "stft.py")) == {13}
+
+
+TUPLE_OF_LISTS = """\
+import torch
+from torch import nn
+
+
+class Rope(nn.Module):
+    def forward(self, x):
+        lengths = [x.shape[1] - 1, x.shape[1]]
+        return x * 2, [1, 0], lengths
+
+
+class Joint(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rope = Rope()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x, starts, lengths = self.rope(x)
+        out = x.new_zeros(x.shape)
+        for i, (start, length) in enumerate(zip(starts, lengths)):
+            out[i, start:length] = x[i, start:length]
+        for length in lengths:
+            out = out[:, :length]
+        return out
+"""
+
+
+def test_the_items_of_a_modules_tuple_may_be_lists(tmp_path):
+    """diffusers' Lumina2: the rope embedder returns lists of ints among its tensors; zipping or
+    iterating them gives Python ints, and slicing with them does not break."""
+    assert analyze_source(TUPLE_OF_LISTS, "joint.py").findings == []
+    mod = load_module(TUPLE_OF_LISTS, tmp_path, "joint_run")
+    assert break_lines(mod.Joint(), torch.ones(2, 3), path=mod.__file__) == set()

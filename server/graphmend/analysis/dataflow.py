@@ -200,6 +200,7 @@ class Env:
         self.locals: set[str] = set()
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
         self.number_or_tensor: set[str] = set()  # parameters still bound to a tensor-or-number argument
+        self.tuple_items: set[str] = set()  # names unpacked from a call's tuple (see bind)
         # parameters annotated as containers of tensors, still bound to the argument: name ->
         # "mapping" (`params: Dict[str, Tensor]`: params["order"] is a tensor) or "sequence"
         self.containers: dict[str, str] = {}
@@ -241,6 +242,7 @@ class Env:
         if isinstance(target, ast.Name):
             self.locals.add(target.id)
             self.number_or_tensor.discard(target.id)
+            self.tuple_items.discard(target.id)
             self.containers.pop(target.id, None)
             self.records.pop(target.id, None)
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.locals \
@@ -259,6 +261,11 @@ class Env:
                     # unpacking a tensor (split/chunk/...) gives tensors; anything else: unknown
                     self.bind(t, Kind.TENSOR if kind is Kind.TENSOR else
                               (Kind.STATIC if kind is Kind.STATIC else Kind.UNKNOWN))
+            if kind is Kind.TENSOR and vals is None and not _splits_a_tensor(value):
+                # an item of what a module or function returns as a tuple: a tensor to the walk,
+                # but it may be a list (diffusers' Lumina2 rope embedder returns `seq_lengths`, a
+                # list of ints): what iterating it gives is not known (iter_kind)
+                self.tuple_items |= {t.id for t in target.elts if isinstance(t, ast.Name)}
         elif isinstance(target, ast.Starred):
             self.bind(target.value, Kind.UNKNOWN)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
@@ -301,6 +308,8 @@ class Env:
             return Kind.TENSOR
         if isinstance(e, ast.Attribute) and self.record_field(e) == SEQUENCE:
             return Kind.TENSOR
+        if isinstance(e, ast.Name) and e.id in self.tuple_items:
+            return Kind.UNKNOWN
         return self.kind(e)
 
     def merge(self, other: dict[str, Kind]) -> None:
@@ -567,6 +576,23 @@ def _returns_tensor(fi: FunctionInfo, sym: Symbols) -> bool:
     if not block(node.body):
         return False
     return bool(kinds) and all(k is Kind.TENSOR for k in kinds)
+
+
+_SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit", "vsplit",
+                     "dsplit", "unflatten", "sort", "topk", "max", "min", "kthvalue", "mode", "median",
+                     "aminmax", "std_mean", "var_mean", "frexp", "lu", "qr", "svd", "eig", "eigh", "slogdet",
+                     "broadcast_tensors", "meshgrid", "where", "nonzero", "unique", "histogram", "cummax",
+                     "cummin"})
+
+
+def _splits_a_tensor(value: Optional[ast.expr]) -> bool:
+    """`value` is a torch function or tensor method whose tuple holds tensors only (`x.split(n)`,
+    `torch.topk(x, k)`, `q.chunk(3, dim=-1)`, `torch.meshgrid(a, b)`), or a tensor itself."""
+    if not isinstance(value, ast.Call):
+        return True  # `a, b = t`: iterating a tensor gives tensors
+    f = value.func
+    name = f.attr if isinstance(f, ast.Attribute) else (f.id if isinstance(f, ast.Name) else "")
+    return name in _SPLITS
 
 
 def _elementwise_compare(e: ast.expr) -> bool:
