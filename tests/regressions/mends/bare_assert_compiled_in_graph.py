@@ -2,6 +2,8 @@
 # AssertionError('') eagerly and RuntimeError('assertion error') compiled: torch's in-graph
 # assert, not a mend's doing; the harness knew this only for asserts with a message.
 # inputs: [[["float32", [1], [-1.0]], ["float32", [1], [-1.0]]]]
+import torch
+
 
 def f(x: torch.Tensor, y: torch.Tensor):
     z = x.clone()
