@@ -89,6 +89,9 @@ class Site:
     # tensor condition it stands for; this says how it was translated and whether exactly
     extracted: Optional[Extracted] = None
     condition: Optional[Condition] = None  # the break needs this (a dtype, self.training, config)
+    # names whose truth the condition tests and which may be None there (`if predicted_variance`
+    # after `predicted_variance = None` on another path): no tensor condition keeps that test
+    maybe_none: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,7 @@ class FunctionWalker:
         # block of that statement: `mask = (row >= 0) & (col >= 0)` after `mask = ...new_full(...)`
         self._flow_masks: dict[str, tuple[ast.expr, int]] = {}
         self._blocks: list[int] = []  # id() of the statement lists being walked, outermost first
+        self._maybe_none: Optional[set[str]] = None  # maybe_none_names, when needed
         self._seen: set[int] = set()
         self._local_loggers: Optional[set[str]] = None
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
@@ -163,8 +167,36 @@ class FunctionWalker:
         either = self.tensor_or_number(kw.get("test") if kw.get("test") is not None else node)
         if either is not None:
             values.append((either, True))
+        if code in ("GM201", "GM301") and kw.get("test") is not None:
+            maybe = [n for n in _truth_names(kw["test"]) if n in self.maybe_none_names()
+                     and self.env.kinds.get(n) is Kind.TENSOR]
+            if maybe:  # monai's `torch.log(v) if v else w`, `v = None` on the fixed-variance path
+                kw["maybe_none"] = tuple(dict.fromkeys(maybe))
+                values += [(ast.Call(ast.Name("isinstance"), [ast.Name(n), ast.Attribute(ast.Name("torch"), "Tensor")], []),
+                            True) for n in kw["maybe_none"]]
         cond = name_condition(conjuncts, self.env.qualify, values) if conjuncts or values else None
         self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), condition=cond, **kw))
+
+    def maybe_none_names(self) -> set[str]:
+        """Names bound to None somewhere in the function (`v = None`, `a, v = x, None`) and
+        parameters whose default is None: where their truth is tested, the test may be a None
+        test (computed once per walk)."""
+        if self._maybe_none is None:
+            node = self.fi.node
+            a = node.args
+            positional = [*a.posonlyargs, *a.args]
+            out = {p.arg for p, d in zip(positional[len(positional) - len(a.defaults):], a.defaults)
+                   if isinstance(d, ast.Constant) and d.value is None}
+            out |= {p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults)
+                    if isinstance(d, ast.Constant) and d.value is None}
+            for n in fast_walk(node):
+                if isinstance(n, ast.Assign) and len(n.targets) == 1:
+                    t = n.targets[0]
+                    names = [t.id] if isinstance(t, ast.Name) else \
+                        [x.id for x in t.elts if isinstance(x, ast.Name)] if isinstance(t, (ast.Tuple, ast.List)) else []
+                    out |= {name for name in names if _none_binding(n, name)}
+            self._maybe_none = out
+        return self._maybe_none
 
     def tensor_or_number(self, e: ast.AST) -> Optional[ast.expr]:
         """When every tensor name `e` reads is a parameter that may also be a Python number
@@ -964,6 +996,17 @@ def _none_binding(b: ast.AST, name: str) -> bool:
         return any(isinstance(x, ast.Name) and x.id == name and isinstance(y, ast.Constant) and y.value is None
                    for x, y in zip(t.elts, v.elts))
     return False
+
+
+def _truth_names(e: ast.expr) -> list[str]:
+    """The names whose truth a condition tests: `v`, `not v`, the bare operands of and/or."""
+    if isinstance(e, ast.Name):
+        return [e.id]
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        return _truth_names(e.operand)
+    if isinstance(e, ast.BoolOp):
+        return [n for v in e.values for n in _truth_names(v)]
+    return []
 
 
 def boolean_expr(e: ast.expr, is_mask) -> bool:

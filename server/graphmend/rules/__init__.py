@@ -13,9 +13,9 @@ from typing import Optional
 from graphmend.analysis.dataflow import Env
 from graphmend.analysis.detect import Site
 from graphmend.analysis.symbols import Symbols
-from graphmend.findings import CATALOGUE, Finding, Pos, Span, TextEdit
+from graphmend.findings import CATALOGUE, Applicability, Finding, Pos, Span, TextEdit
 from graphmend.rules import compile_path, defer, grouped, masked, one_hot, route, trap, unmendable, where
-from graphmend.rules.base import Context
+from graphmend.rules.base import Context, Verdict
 
 MODULES: tuple[ModuleType, ...] = (defer, where, trap, unmendable, compile_path, route, masked, grouped,
                                    one_hot)
@@ -34,6 +34,10 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
     ctx = Context(text, symbols)
     env = _env(site, symbols)
     verdict = mod.judge(site, ctx, env)
+    if site.maybe_none and verdict.applicability is not Applicability.NONE:
+        names = ", ".join(f"`{n}`" for n in site.maybe_none)
+        verdict = Verdict.decline(f"{names} may be None here (set to None on another path, or by default): the "
+                                  f"condition then tests whether it is None, which no tensor condition keeps")
     rule = CATALOGUE[site.code]
     node = site.node
     if site.code in ("GM201", "GM301", "GM501") and isinstance(node, (ast.If, ast.While, ast.Assert)):
