@@ -440,6 +440,44 @@ def same_value(a, b, tol: float = 0.0) -> bool:
     return type(a) is type(b) and a == b
 
 
+def _grads(fn, args) -> Optional[list]:
+    """The gradients of the sum of `fn`'s floating-point tensor outputs with respect to its
+    floating-point arguments (None: it raised, or nothing to differentiate)."""
+    leaves = [a.detach().clone().requires_grad_(a.is_floating_point()) for a in args]
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            out = fn(*leaves)
+            outs = out if isinstance(out, (tuple, list)) else [out]
+            total = [o.sum() for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
+            if not total:
+                return None
+            grads = torch.autograd.grad(sum(total), [a for a in leaves if a.requires_grad], allow_unused=True)
+    except Exception:  # noqa: BLE001 - an error is compared by the value checks, not here
+        return None
+    return [None if g is None else g.detach() for g in grads]
+
+
+def grad_differences(orig_f, safe_f, args) -> str:
+    """How the safe mend's gradients differ from the original's ("" when they do not): a safe
+    mend is the same program under autograd too (a torch.where side that is nan where it is not
+    taken keeps the value and poisons the gradient, realcode round 7)."""
+    if not any(a.is_floating_point() for a in args):
+        return ""
+    want, got = _grads(orig_f, args), _grads(safe_f, args)
+    if want is None or got is None:
+        return ""
+    for i, (w, g) in enumerate(zip(want, got)):
+        if w is None and g is None:
+            continue
+        w = torch.zeros_like(g) if w is None else w  # not used: a zero gradient
+        g = torch.zeros_like(w) if g is None else g
+        if w.shape != g.shape or not torch.equal(torch.nan_to_num(w, nan=123.0), torch.nan_to_num(g, nan=123.0)):
+            return f"gradient of argument {i}: {w.tolist()} != {g.tolist()}"
+    return ""
+
+
 def differences(want: Observed, got: Observed, compiled: bool = False, tol: float = 0.0) -> list[str]:
     """How `got` differs from `want` (the original in eager mode). Under compile an error that
     torch raised (not the program's own guard) may be worded or typed differently by Dynamo:
@@ -633,6 +671,11 @@ def check_case(case: Case, backends=("eager",), tol: float = 0.0) -> list[str]:
         if d:
             problems.append(_fail("safe-eager", case, "; ".join(d), spec))
             continue
+        if safe is not orig:
+            d = grad_differences(orig.f, safe.f, args)
+            if d:
+                problems.append(_fail("safe-grad", case, d, spec))
+                continue
         # the unsafe mends, in eager mode, with their where/cond calls probed
         if unsafe_p is not None:
             unsafe_p._GM_PROBE.clear()

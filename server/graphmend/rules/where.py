@@ -76,7 +76,13 @@ SMALLEST_MAX = 65504.0  # float16's largest finite value: a literal up to it fit
 UNSAFE_WHERE = ("cannot prove both branches have the same dtype and shape, nor that both can be computed "
                 "on every input; torch.where broadcasts and promotes where the original did not, and "
                 "computes both sides, so a side that raises for some input (an index out of range, an op "
-                "the dtype lacks) raises on the path not taken too")
+                "the dtype lacks) raises on the path not taken too, and gradients flow through both: where "
+                "the side not taken is inf or nan (a division by zero, the log or square root of a "
+                "non-positive value) the gradient becomes nan")
+# Ops that take finite values to inf or nan (sqrt and rsqrt of negatives or 0, exp overflowing):
+# the value of the side not taken is masked, its gradient (0 * nan) is not, so a torch.where with
+# them is not the same program under autograd (monai's `_safe_mean`, realcode round 7)
+GRADIENT_HAZARDS = frozenset({"sqrt", "rsqrt", "exp"})
 
 
 def message(site: Site) -> str:
@@ -378,6 +384,8 @@ def _preserves(e: ast.expr, base: str, ctx: Context, env, float_known: bool,
     if isinstance(e, ast.Call):
         name = e.func.attr if isinstance(e.func, ast.Attribute) else ""
         q = ctx.symbols.qualify(e.func) or ""
+        if name in GRADIENT_HAZARDS or q.rsplit(".", 1)[-1] in GRADIENT_HAZARDS and q.startswith("torch."):
+            return False  # the masked side's gradient may be nan
         statics = lambda args: all(env.kind(a) is Kind.STATIC for a in args)  # noqa: E731
         fits = lambda args: all(_fits(a, base, ctx, float_known, temps) for a in args)  # noqa: E731
         kwvals = [k.value for k in e.keywords]
