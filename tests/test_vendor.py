@@ -227,6 +227,48 @@ def test_a_file_in_no_package_gets_the_copy_beside_it(tmp_path):
     assert run.stdout == "loss 2.0\ntensor([2., 2.])\n"
 
 
+NAMESPACE_MODULE = '''\
+import warnings
+
+import torch
+{own}
+
+@torch.compile
+def step(x):
+    warnings.warn("step")
+    return x * 2
+'''
+
+
+@pytest.mark.parametrize("own, line", [
+    ("from nspkg import helpers", "from . import _graphmend_runtime as graphmend\n"),
+    ("", "try:\n    from . import _graphmend_runtime as graphmend\nexcept ImportError:"),
+])
+def test_a_module_of_a_namespace_package_imports_the_copy_so_the_package_still_imports(tmp_path, own, line):
+    """pytorch-tabnet has no `__init__.py` (realcode round 7): `import _graphmend_runtime` made
+    the fixed package fail to import. A module that shows it is in a package (it imports its own
+    directory, or relatively) imports the copy relatively; one that shows nothing tries both, so
+    it imports as a package's module and runs as a script. A second fix changes nothing."""
+    d = tmp_path / "nspkg"
+    d.mkdir()  # no __init__.py
+    (d / "helpers.py").write_text("X = 1\n")
+    (d / "step.py").write_text(NAMESPACE_MODULE.format(own=own))
+    r = _gm(tmp_path, "fix", "nspkg/step.py")
+    assert r.returncode == 0, r.stderr
+    text = (d / "step.py").read_text()
+    assert line in text and text.count("_graphmend_runtime as graphmend") == (1 if own else 2)
+    assert _gm(tmp_path, "fix", "nspkg/step.py").returncode == 0
+    assert (d / "step.py").read_text() == text  # idempotent
+    (tmp_path / "use.py").write_text("import torch\nfrom nspkg.step import step\nprint(step(torch.ones(2)))\n")
+    run = _bare_python(tmp_path, "use.py")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "tensor([2., 2.])\n" and "UserWarning: step" in run.stderr
+    if not own:  # and run from its own directory, as a script's imports are
+        (d / "main.py").write_text("import torch\nfrom step import step\nprint(step(torch.ones(2)))\n")
+        run = _bare_python(d, "main.py")
+        assert run.returncode == 0, run.stderr
+
+
 @pytest.mark.parametrize("how", ["cli", "pyproject"])
 @pytest.mark.parametrize("mode", ["import", "inline"])
 def test_other_runtimes_write_no_copy(tmp_path, mode, how):

@@ -86,7 +86,7 @@ def helper_insertion(text: str, tree: Optional[ast.Module] = None, mode: str = "
             break
     src_lines = split_lines(text, keepends=True)
     nl = _newline(text)
-    block = runtime.import_line(mode, path)
+    block = runtime.import_line(mode, path, tree)
     if mode == "inline":
         block = nl + block.replace("\n", nl) + nl
     else:

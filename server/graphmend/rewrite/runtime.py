@@ -16,6 +16,7 @@ mended lines call ``graphmend.print(...)``, ``graphmend.raise_if(...)``, and so 
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from functools import lru_cache
@@ -108,17 +109,46 @@ def vendor_path(path: str) -> Path:
     return (root if root is not None else Path(path).resolve().parent) / VENDOR_FILE
 
 
-def import_line(mode: str, path: str) -> str:
-    """The line that binds `graphmend` in a file at `path` mended with runtime `mode`."""
+def import_line(mode: str, path: str, tree: Optional[ast.Module] = None) -> str:
+    """The line that binds `graphmend` in a file at `path` mended with runtime `mode`. In a
+    directory without `__init__.py` (`tree`: the file's module, to tell which): a script
+    (`if __name__ == "__main__":`) imports the vendored copy beside it; a module of a namespace
+    package (pytorch-tabnet has no `__init__.py`), shown by a relative import or an import of its
+    own directory's name, imports it relatively; when neither shows, both are tried."""
     if mode == "import":
         return IMPORT_LINE
     if mode == "inline":
         return inline_block()
-    root = package_root(path) if path and not path.startswith("<") and path != "-" else None
-    if root is None:
-        return f"import _graphmend_runtime as {ALIAS}"
-    depth = len(Path(path).resolve().parent.relative_to(root).parts)
-    return f"from {'.' * (depth + 1)} import _graphmend_runtime as {ALIAS}"
+    real = path and not path.startswith("<") and path != "-"
+    root = package_root(path) if real else None
+    if root is not None:
+        depth = len(Path(path).resolve().parent.relative_to(root).parts)
+        return f"from {'.' * (depth + 1)} import _graphmend_runtime as {ALIAS}"
+    absolute = f"import _graphmend_runtime as {ALIAS}"
+    if not real or tree is None:
+        return absolute
+    how = _directory_role(tree, Path(path).resolve().parent.name)
+    if how == "package":
+        return f"from . import _graphmend_runtime as {ALIAS}"
+    if how == "script":
+        return absolute
+    return (f"try:\n    from . import _graphmend_runtime as {ALIAS}\n"
+            f"except ImportError:  # run as a script, or from its own directory\n    {absolute}")
+
+
+def _directory_role(tree: ast.Module, dirname: str) -> Optional[str]:
+    """"package" when the module imports relatively or imports its own directory by name,
+    "script" when it has an `if __name__ == "__main__":` block, else None."""
+    for st in tree.body:
+        if isinstance(st, ast.If) and isinstance(st.test, ast.Compare) and isinstance(st.test.left, ast.Name) \
+                and st.test.left.id == "__name__":
+            return "script"
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and (n.level > 0 or (n.module or "").split(".")[0] == dirname):
+            return "package"
+        if isinstance(n, ast.Import) and any(a.name.split(".")[0] == dirname for a in n.names):
+            return "package"
+    return None
 
 
 def binds_runtime(text: str) -> bool:
