@@ -21,6 +21,7 @@ REQUIREMENTS = [
     "torch-optimizer==0.3.0", "mixture-of-experts==0.2.3", "nflows==0.14", "entmax==1.3",
     "pytorch-metric-learning==2.8.1", "torchmetrics==1.9.0", "pytorch-crf==0.7.2", "torchode==1.0.1",
     "normflows==1.7.3", "torch-geometric==2.8.1", "geomloss==0.3.1", "nnaudio==0.3.4", "torchcde==0.2.5",
+    "monai==1.6.1", "stable-baselines3==2.9.2", "pytorch-tabnet==4.1.0", "performer-pytorch==1.1.4",
 ]
 
 
@@ -869,6 +870,178 @@ def _torchcde():
         _NeuralCDE(), {"series": series}
 
 
+# --------------------------------------------------------------------------------------------------
+# MONAI 1.6.1 (medical image segmentation), stable-baselines3 2.9.2 (reinforcement learning),
+# pytorch-tabnet 4.1.0 (tabular) and performer-pytorch 1.1.4 (lucidrains' Performer): a seventh
+# round of code nobody tuned on, measured before anything was changed for them
+
+
+class _SegStep:
+    """A user's segmentation validation step with MONAI: a small 2-D UNet, DiceCE and focal losses
+    (scalar alpha, per-class weights), Dice and generalized Dice on one-hot argmax predictions."""
+
+    def __init__(self):
+        import torch
+        from monai.losses import DiceCELoss, FocalLoss
+        from monai.networks.nets import UNet
+
+        torch.manual_seed(0)
+        self.net = UNet(spatial_dims=2, in_channels=1, out_channels=3, channels=(4, 8, 16), strides=(2, 2),
+                        num_res_units=1).eval()
+        self.dice_ce = DiceCELoss(to_onehot_y=True, softmax=True)
+        self.focal = FocalLoss(to_onehot_y=True, use_softmax=True, alpha=0.25, weight=[1.0, 2.0, 2.0])
+
+    def __call__(self, image, label):
+        from monai.metrics import compute_dice, compute_generalized_dice
+        from monai.networks.utils import one_hot
+
+        logits = self.net(image)
+        loss = self.dice_ce(logits, label) + self.focal(logits, label)
+        pred = one_hot(logits.argmax(1, keepdim=True), num_classes=3)
+        y = one_hot(label, num_classes=3)
+        return loss, compute_dice(pred, y, include_background=False, ignore_empty=False), \
+            compute_generalized_dice(pred, y)
+
+
+def _monai_seg():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    # labels 0 and 1 only: class 2 is absent (the empty-class paths of the metrics run)
+    return {"net": "UNet 2-D, channels (4, 8, 16), strides (2, 2), 1 residual unit",
+            "losses": "DiceCE(softmax) + Focal(softmax, alpha 0.25, weight [1, 2, 2])",
+            "metrics": "compute_dice(no background), compute_generalized_dice"}, \
+        _SegStep(), {"image": torch.randn(2, 1, 16, 16, generator=g),
+                     "label": torch.randint(0, 2, (2, 1, 16, 16), generator=g)}
+
+
+class _SlidingWindow:
+    """A user's inference call: MONAI's sliding_window_inference of a small UNet over a larger image
+    (overlapping 16x16 windows, Gaussian blending)."""
+
+    def __init__(self):
+        import torch
+        from monai.networks.nets import UNet
+
+        torch.manual_seed(0)
+        self.net = UNet(spatial_dims=2, in_channels=1, out_channels=3, channels=(4, 8, 16), strides=(2, 2),
+                        num_res_units=1).eval()
+
+    def __call__(self, image):
+        from monai.inferers import sliding_window_inference
+
+        return sliding_window_inference(image, roi_size=(16, 16), sw_batch_size=2, predictor=self.net,
+                                        overlap=0.25, mode="gaussian")
+
+
+def _monai_sliding():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"roi_size": (16, 16), "sw_batch_size": 2, "overlap": 0.25, "mode": "gaussian"}, \
+        _SlidingWindow(), {"image": torch.randn(1, 1, 24, 24, generator=g)}
+
+
+class _PPOLoss:
+    """A user's PPO update (stable-baselines3's recipe): a MultiInputActorCriticPolicy on a Dict
+    observation (a Box and a MultiDiscrete) with a Box action space, evaluate_actions, the clipped
+    surrogate, value and entropy losses."""
+
+    def __init__(self):
+        import gymnasium as gym
+        import torch
+        from stable_baselines3.common.policies import MultiInputActorCriticPolicy
+
+        torch.manual_seed(0)
+        obs = gym.spaces.Dict({"state": gym.spaces.Box(-1.0, 1.0, (4,)), "mode": gym.spaces.MultiDiscrete([3, 2])})
+        self.policy = MultiInputActorCriticPolicy(obs, gym.spaces.Box(-1.0, 1.0, (2,)), lr_schedule=lambda _: 3e-4,
+                                                  net_arch=dict(pi=[16], vf=[16]))
+
+    def __call__(self, state, mode, actions, old_log_prob, advantages, returns):
+        import torch
+
+        values, log_prob, entropy = self.policy.evaluate_actions({"state": state, "mode": mode}, actions)
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        ratio = torch.exp(log_prob - old_log_prob)
+        policy_loss = -torch.min(advantages * ratio, advantages * torch.clamp(ratio, 0.8, 1.2)).mean()
+        value_loss = torch.nn.functional.mse_loss(returns, values.flatten())
+        return policy_loss + 0.5 * value_loss - 0.01 * entropy.mean()
+
+
+def _sb3_ppo():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"policy": "MultiInputActorCriticPolicy, Dict(Box(4), MultiDiscrete([3, 2])) -> Box(2)",
+            "net_arch": "pi [16], vf [16]", "clip_range": 0.2}, \
+        _PPOLoss(), {"state": torch.randn(6, 4, generator=g),
+                     "mode": torch.tensor([[0, 1], [2, 0], [1, 1], [0, 0], [2, 1], [1, 0]]),
+                     "actions": torch.rand(6, 2, generator=g) * 2 - 1, "old_log_prob": -torch.rand(6, generator=g),
+                     "advantages": torch.randn(6, generator=g), "returns": torch.randn(6, generator=g)}
+
+
+class _SACActorLoss:
+    """A user's SAC actor update (stable-baselines3's recipe) with generalized state-dependent
+    exploration (gSDE): the actor's action_log_prob, the twin critics, the entropy-regularised loss."""
+
+    def __init__(self):
+        import gymnasium as gym
+        import torch
+        from stable_baselines3.sac.policies import SACPolicy
+
+        torch.manual_seed(0)
+        self.policy = SACPolicy(gym.spaces.Box(-1.0, 1.0, (5,)), gym.spaces.Box(-1.0, 1.0, (2,)),
+                                lr_schedule=lambda _: 3e-4, net_arch=[16], use_sde=True)
+        self.policy.actor.reset_noise(4)
+
+    def __call__(self, obs):
+        import torch
+
+        actions, log_prob = self.policy.actor.action_log_prob(obs)
+        q = torch.cat(self.policy.critic(obs, actions), dim=1)
+        return (0.2 * log_prob - q.min(dim=1).values).mean(), actions
+
+
+def _sb3_sac():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"policy": "SACPolicy, Box(5) -> Box(2), net_arch [16], use_sde=True", "ent_coef": 0.2}, \
+        _SACActorLoss(), {"obs": torch.randn(4, 5, generator=g)}
+
+
+def _tabnet():
+    """TabNet with two categorical columns (embeddings), entmax attention masks and ghost batch
+    normalisation (virtual batches of 4), in training mode."""
+    import torch
+    from pytorch_tabnet.tab_network import TabNet
+
+    torch.manual_seed(0)
+    cfg = dict(input_dim=6, output_dim=3, n_d=8, n_a=8, n_steps=3, cat_idxs=[0, 1], cat_dims=[5, 4],
+               cat_emb_dim=[2, 2], virtual_batch_size=4, mask_type="entmax")
+    model = TabNet(**cfg, group_attention_matrix=torch.eye(6)).train()
+    g = torch.Generator().manual_seed(1)
+    x = torch.cat([torch.randint(0, 5, (8, 1), generator=g).float(), torch.randint(0, 4, (8, 1), generator=g).float(),
+                   torch.randn(8, 4, generator=g)], dim=1)
+    return cfg, model, {"x": x}
+
+
+def _performer():
+    """PerformerLM (FAVOR+ attention plus one local-attention head, rotary positions) in training
+    mode, its random features redrawn every 2 calls (a counter buffer decides), with a padding mask."""
+    import torch
+    from performer_pytorch import PerformerLM
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, max_seq_len=32, dim=32, depth=2, heads=2, dim_head=16, local_attn_heads=1,
+               local_window_size=8, nb_features=16, feature_redraw_interval=2)
+    model = PerformerLM(**cfg).train()
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 16, dtype=torch.bool)
+    mask[1, 12:] = False
+    return cfg, model, {"x": torch.randint(0, 64, (2, 16), generator=g), "mask": mask}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -958,4 +1131,22 @@ ENTRIES = {e.name: e for e in [
     Entry("torchcde-rk4", "torchcde", "torchcde==0.2.5",
           "a neural CDE: Hermite cubic spline, cdeint (rk4), readout, in a user function", _torchcde,
           ["torchcde"], scope="module"),
+    Entry("monai-seg-step", "monai", "monai==1.6.1",
+          "UNet, DiceCE and focal losses, Dice and generalized Dice in a user's segmentation step", _monai_seg,
+          ["monai/losses", "monai/metrics", "monai/networks"], scope="module"),
+    Entry("monai-sliding-window", "monai", "monai==1.6.1",
+          "sliding_window_inference of a UNet (Gaussian blending) in a user function", _monai_sliding,
+          ["monai/inferers", "monai/data", "monai/networks"], scope="module"),
+    Entry("sb3-ppo-loss", "stable_baselines3", "stable-baselines3==2.9.2",
+          "MultiInputActorCriticPolicy.evaluate_actions in a user's PPO loss", _sb3_ppo,
+          ["stable_baselines3/common"], scope="module"),
+    Entry("sb3-sac-gsde", "stable_baselines3", "stable-baselines3==2.9.2",
+          "SAC actor (gSDE) action_log_prob and twin critics in a user's actor loss", _sb3_sac,
+          ["stable_baselines3/common", "stable_baselines3/sac"], scope="module"),
+    Entry("tabnet-train", "pytorch_tabnet", "pytorch-tabnet==4.1.0",
+          "TabNet (categorical embeddings, entmax masks, ghost batch norm), training-mode forward", _tabnet,
+          ["pytorch_tabnet"], training=True),
+    Entry("performer-lm", "performer_pytorch", "performer-pytorch==1.1.4",
+          "PerformerLM (FAVOR+ and local attention, feature redraw every 2 calls), training-mode forward",
+          _performer, ["performer_pytorch"], training=True),
 ]}
