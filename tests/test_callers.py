@@ -644,3 +644,48 @@ def test_a_call_through_an_attribute_typed_by_a_constructor_parameter(tmp_path, 
     from sdepkg.interval import Interval
     assert break_lines(Euler(Interval((3,))), torch.tensor([0.0, 0.5]), torch.ones(3),
                        path=str(pkg / "interval.py")) == {11}
+
+
+SUBMODULE_METHOD = """\
+import torch
+from torch import nn
+
+
+def exists(val):
+    return val is not None
+
+
+class Updater(nn.Module):
+    def __init__(self, interval):
+        super().__init__()
+        self.interval = interval
+        self.register_buffer("calls", torch.tensor(0))
+
+    def redraw(self):
+        if exists(self.interval) and self.calls >= self.interval:
+            self.calls.zero_()
+            return
+        self.calls += 1
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.updater = Updater(2)
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        self.updater.redraw()
+        return self.lin(x)
+"""
+
+
+def test_a_submodules_method_and_a_helper_that_returns_a_static_value(tmp_path):
+    """performer-pytorch (realcode round 7): forward calls `self.proj_updater.redraw_projections()`,
+    a method of a submodule, not its forward; there `exists(self.interval) and self.calls >= ...`
+    tests a buffer, and `exists` (`return val is not None`) is known while tracing. Dynamo breaks
+    at the buffer's comparison."""
+    found = analyze_source(SUBMODULE_METHOD, "perf.py").findings
+    assert sites(found) == {("GM201", 16)}
+    mod = load_module(SUBMODULE_METHOD, tmp_path, "perf_run")
+    assert break_lines(mod.Model(), torch.ones(2, 4), path=mod.__file__) == {16}

@@ -13,6 +13,7 @@ import pytest
 
 from graphmend.analysis import analyze_source
 from graphmend.analysis import definitions
+from graphmend.analysis.dataflow import Kind
 from graphmend.analysis.definitions import DefinitionsIndex, IndexedSymbols
 from graphmend.analysis.workspace import Workspace
 from graphmend.filestat import stat_of
@@ -131,7 +132,8 @@ def test_answers_computed_later_are_recorded(tmp_path):
     root, store, data = _saved(tmp_path)
     (key, (stat, blob)), = [(k, v) for k, v in data["modules"].items() if k[1] == "pkg.base"]
     record = pickle.loads(blob)
-    assert record["returns"] == {"scale": True, "label": False}
+    # the kinds of each function's returns (dataflow.return_kinds): a tensor, a string
+    assert record["returns"] == {"scale": (Kind.TENSOR,), "label": (Kind.STATIC,)}
     assert record["classes"]["Base"][0] == ["torch.nn.Module"]
     assert stat == stat_of(key[0])
 

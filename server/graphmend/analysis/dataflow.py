@@ -452,8 +452,11 @@ class Env:
                 return Kind.STATIC if all(a is Kind.STATIC for a in args) else Kind.UNKNOWN
             if q.split(".")[-1] in COMPILING_TRUE + COMPILING_FALSE:
                 return Kind.STATIC
-            if self._module_function(func) and returns_tensor(q, self.symbols):
-                return Kind.TENSOR
+            if self._module_function(func):
+                if returns_tensor(q, self.symbols):
+                    return Kind.TENSOR
+                if returns_static(q, self.symbols):
+                    return Kind.STATIC
             if "." not in q and self.symbols.star_imports and isinstance(func, ast.Name) \
                     and func.id not in self.locals and any(  # `from ..utils import *` (nnAudio)
                         m and m != "torch" and not m.startswith("torch.") and returns_tensor(f"{m}.{q}", self.symbols)
@@ -484,13 +487,26 @@ _EVALUATING = threading.local()  # .keys: (id(Symbols), name) being evaluated in
 
 
 def returns_tensor(q: str, symbols: Symbols, depth: int = 0) -> bool:
-    """`q` ("pkg.mod.func") names a module-level function, of this file or of a module the
-    workspace finds (`symbols.workspace`), every return of which gives a tensor: each `return`
-    value evaluated in order through its body's assignments, its parameters unknown unless used
-    like tensors; a return of anything not proven a tensor, a bare `return`, a generator, a
-    decorated function or recursion: False (precision first)."""
+    """`q` ("pkg.mod.func") names a module-level function every return of which gives a tensor
+    (see return_kinds)."""
+    kinds = return_kinds(q, symbols, depth)
+    return bool(kinds) and all(k is Kind.TENSOR for k in kinds)
+
+
+def returns_static(q: str, symbols: Symbols) -> bool:
+    """`q` names a module-level function every return of which is known while tracing, whatever
+    it is given: lucidrains' `def exists(val): return val is not None`."""
+    kinds = return_kinds(q, symbols)
+    return bool(kinds) and all(k is Kind.STATIC for k in kinds)
+
+
+def return_kinds(q: str, symbols: Symbols, depth: int = 0) -> tuple:
+    """The kinds of the `return` values of the module-level function `q`, of this file or of a
+    module the workspace finds (`symbols.workspace`): each evaluated in order through its body's
+    assignments, its parameters unknown unless used like tensors. Empty (nothing known) for a bare
+    `return`, a generator, a decorated function, recursion, or a name that is no function."""
     if "." not in q or depth > 4:
-        return False
+        return ()
     mod, name = q.rsplit(".", 1)
     if mod == symbols.module:
         sym = symbols
@@ -502,7 +518,9 @@ def returns_tensor(q: str, symbols: Symbols, depth: int = 0) -> bool:
     fi = sym.functions.get(name)
     if fi is None:
         target = sym.imports.get(name)
-        return bool(target) and target != q and returns_tensor(target, symbols, depth + 1)  # a re-export
+        if target and target != q:  # a re-export
+            return return_kinds(target, symbols, depth + 1)
+        return ()
     key = (id(sym), name)  # for _EVALUATING only: sym is alive meanwhile
     # answers live on the Symbols they are about (a foreign module's as long as its Workspace
     # keeps it; the checked file's per version: an incremental update starts a new dict); a
@@ -514,20 +532,20 @@ def returns_tensor(q: str, symbols: Symbols, depth: int = 0) -> bool:
         return cache[name]
     evaluating = _EVALUATING.__dict__.setdefault("keys", set())
     if key in evaluating:
-        return False
+        return ()
     evaluating.add(key)
     try:
-        got = _returns_tensor(fi, sym)
+        got = _return_kinds(fi, sym)
     finally:
         evaluating.discard(key)
     cache[name] = got
     return got
 
 
-def _returns_tensor(fi: FunctionInfo, sym: Symbols) -> bool:
+def _return_kinds(fi: FunctionInfo, sym: Symbols) -> tuple:
     node = fi.node
     if node.decorator_list or isinstance(node, ast.AsyncFunctionDef):
-        return False
+        return ()
     env = Env(sym, fi)
     kinds: list[Kind] = []
 
@@ -572,10 +590,10 @@ def _returns_tensor(fi: FunctionInfo, sym: Symbols) -> bool:
 
     for n in fast_walk(node):
         if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
-            return False
+            return ()
     if not block(node.body):
-        return False
-    return bool(kinds) and all(k is Kind.TENSOR for k in kinds)
+        return ()
+    return tuple(kinds)
 
 
 _SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit", "vsplit",

@@ -9,7 +9,7 @@ relative imports and qualified names depend on), exactly what workspace.Workspac
 
   * imports, aliases, star imports, whether it is a package;
   * each top-level class: its qualified bases and its methods' names;
-  * each module-level function's name, and the answers of dataflow.returns_tensor computed so far
+  * each module-level function's name, and the answers of dataflow.return_kinds computed so far
     (a function's answer depends on its module's text alone: a foreign module is evaluated
     without a workspace, so nothing outside it is consulted).
 
@@ -33,7 +33,7 @@ from typing import Optional
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
 from graphmend.filestat import Stat, replace_file, stat_of
 
-FORMAT = 1
+FORMAT = 2
 Key = tuple[str, str]  # (absolute path, module name)
 
 
@@ -131,7 +131,7 @@ class IndexedSymbols(Symbols):
 
 
 class _RecordedAnswers(dict):
-    """A module's returns_tensor answers: those recorded, and each new one noted in the index."""
+    """A module's return_kinds answers: those recorded, and each new one noted in the index."""
 
     def __init__(self, answers: dict, entry: "ModuleEntry"):
         super().__init__(answers)
@@ -148,9 +148,9 @@ class ModuleEntry:
     def __init__(self, index: "DefinitionsIndex", key: Key, stat: Stat, record: dict):
         self.index, self.key, self.stat, self.record = index, key, stat, record
 
-    def answered(self, name: str, value: bool) -> None:
+    def answered(self, name: str, value: tuple) -> None:
         with self.index._lock:  # records are pickled under the same lock (save)
-            if self.record["returns"].get(name) is not value:
+            if self.record["returns"].get(name) != value:
                 self.record["returns"][name] = value
                 self.index._dirty[self.key] = self
 
@@ -209,7 +209,7 @@ class DefinitionsIndex:
 
     def add(self, path: str, module: str, stat: Optional[Stat], sym: Symbols) -> None:
         """Record a module just parsed (`stat`: its file's, taken before it was read). Its
-        returns_tensor answers are recorded as they are computed."""
+        return_kinds answers are recorded as they are computed."""
         if stat is None:
             return
         entry = ModuleEntry(self, (path, module), stat, record_of(sym))

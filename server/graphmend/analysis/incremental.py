@@ -225,7 +225,7 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
     # ---- the new symbols: a shallow copy; what the definition contributes replaced
     sym = copy.copy(old_sym)
     sym.tree = tree
-    sym.returns_cache = {}  # what the file's functions return (dataflow.returns_tensor): from the new bodies
+    sym.returns_cache = {}  # what the file's functions return (dataflow.return_kinds): from the new bodies
     sym.__dict__.pop("_field_kinds", None)  # what named tuples' fields hold (records.py): from the new bodies
     new_fis = new_part.all_functions
     all_functions = list(old_sym.all_functions)

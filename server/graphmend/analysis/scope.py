@@ -181,6 +181,14 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
         if q and base in sym.imports:
             m, n = q.rsplit(".", 1)
             return {f"{m}:{n}"}
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) \
+            and isinstance(func.value.value, ast.Name) and func.value.value.id == "self" and fi.cls is not None:
+        # `self.proj_updater.redraw_projections()` (performer-pytorch): a method of a submodule
+        ctor = fi.cls.attr_ctors.get(func.value.attr)
+        found = class_of(ctor, sym, ws) if ctor else None
+        if found is not None:
+            return set(_method_targets(found[0], found[1], func.attr, ws))
+        return set()
     if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)
             and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
             and fi.cls is not None):
