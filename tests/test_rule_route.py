@@ -11,6 +11,7 @@ import torch
 
 from difftest import Counter, compiled, load_module
 from graphmend.analysis import analyze_source
+from graphmend.config import Settings
 from graphmend.findings import Applicability
 from graphmend.rewrite import fix_source
 from graphmend.rules import route
@@ -209,3 +210,32 @@ def test_declines_with_reason(body, why):
     reasons = _reasons(HEAD + textwrap.indent(textwrap.dedent(body), "        "))
     assert reasons and all(r and why in r for r in reasons), reasons
     assert all(r.startswith("[Route] declines") for r in reasons)
+
+
+TOPK_SAMPLING = """\
+import torch
+import torch.nn.functional as F
+
+
+def sample(model, tokens: torch.Tensor, steps: int, top_k=None):
+    for _ in range(steps):
+        logits = model(tokens)[:, -1, :]
+        if top_k is not None:
+            v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
+            logits[logits < v[:, [-1]]] = -float("Inf")
+        probs = F.softmax(logits, dim=-1)
+        tokens = torch.cat((tokens, probs.argmax(-1, keepdim=True)), dim=1)
+    return tokens
+"""
+
+
+def test_a_masked_store_in_a_loop_is_no_expert_dispatch(tmp_path):
+    """monai's top-k sampling loop (realcode round 7): `logits[logits < v[:, [-1]]] = -inf` is a
+    masked store (an index_put Dynamo traces), not an expert's selection; nothing is reported,
+    and Dynamo compiles the loop into one graph."""
+    from test_callers import break_lines
+
+    assert analyze_source(TOPK_SAMPLING, "sample.py", Settings(scope="module")).findings == []
+    mod = load_module(TOPK_SAMPLING, tmp_path, "sample_run")
+    emb = torch.nn.Embedding(8, 8)
+    assert break_lines(lambda t: mod.sample(emb, t, 3, top_k=2), torch.tensor([[1, 2]]), path=mod.__file__) == set()

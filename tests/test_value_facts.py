@@ -192,3 +192,37 @@ def test_the_items_of_a_modules_tuple_may_be_lists(tmp_path):
     assert analyze_source(TUPLE_OF_LISTS, "joint.py").findings == []
     mod = load_module(TUPLE_OF_LISTS, tmp_path, "joint_run")
     assert break_lines(mod.Joint(), torch.ones(2, 3), path=mod.__file__) == set()
+
+
+NUMPY_ONLY = """\
+import numpy as np
+
+
+class ExtractStains:
+    def __call__(self, image):
+        image = image.reshape((-1, 3)).astype(np.float32) + 1.0
+        if image.min() < 0:
+            raise ValueError("negative")
+        return image
+"""
+
+NUMPY_ANNOTATED = """\
+import numpy as np
+import torch
+
+
+def check(image: np.ndarray, x: torch.Tensor):
+    if image.min() < 0:
+        raise ValueError("negative")
+    if x.min() < 0:
+        raise ValueError("negative")
+    return image
+"""
+
+
+def test_numpy_arrays_are_not_tensors():
+    """monai's stain normalizer (realcode round 7): `image.min() < 0` on an array in a module that
+    imports no torch, or on a parameter annotated `np.ndarray`, is numpy's; it used to be taken for
+    a tensor (a `.min()`/`.reshape()` call was evidence) and mended with graphmend.raise_if."""
+    assert analyze_source(NUMPY_ONLY, "stain.py", Settings(scope="module")).findings == []
+    assert sites(analyze_source(NUMPY_ANNOTATED, "check.py", Settings(scope="module")).findings) == {("GM301", 8)}

@@ -75,6 +75,7 @@ TORCH_STATIC_SUBMODULES = ("torch.jit", "torch.compiler", "torch._dynamo", "torc
                            "torch.fx", "torch.onnx", "torch.library", "torch.version")
 TENSOR_ANNOTATIONS = ("Tensor", "FloatTensor", "LongTensor", "BoolTensor", "ByteTensor",
                       "HalfTensor", "IntTensor", "DoubleTensor", "BFloat16Tensor")
+NUMPY_ANNOTATIONS = ("ndarray", "NDArray", "ArrayLike")
 STATIC_ANNOTATIONS = ("int", "float", "bool", "str", "bytes", "dict", "Config", "dtype", "device",
                       "Size")
 # Functions that are True while Dynamo traces / False while it traces.
@@ -90,6 +91,16 @@ CONTAINER_HEADS = ("tuple", "list", "dict", "set", "sequence", "iterable", "mapp
 FLAG_PREFIXES = ("output_", "use_", "return_", "is_", "has_", "do_", "with_", "skip_", "enable_")
 
 
+def imports_torch(symbols: Symbols) -> bool:
+    """Whether the module imports torch or anything from it (computed once per Symbols)."""
+    got = symbols.__dict__.get("_imports_torch")
+    if got is None:
+        got = any(t == "torch" or t.startswith("torch.") for t in symbols.imports.values()) or any(
+            m == "torch" or m.startswith("torch.") for m in symbols.star_imports)
+        symbols.__dict__["_imports_torch"] = got
+    return got
+
+
 def annotation_kind(ann: Optional[ast.expr], name: str = "") -> Optional[Kind]:
     if ann is None:
         return None
@@ -100,6 +111,10 @@ def annotation_kind(ann: Optional[ast.expr], name: str = "") -> Optional[Kind]:
     first = head.split("|")[0].split(",")[0].split("[")[0].rstrip("]").rsplit(".", 1)[-1].strip("\"'")
     if first.lower() in CONTAINER_HEADS or first.endswith("Cache"):
         return Kind.STATIC  # a container: its truth is its length, known while tracing
+    if first in NUMPY_ANNOTATIONS and "Tensor" not in text:
+        # a numpy array (monai's stain normalizer checks `image: np.ndarray` with `image.min() < 0`):
+        # not a tensor, whatever tensor-like methods it is used with; nothing proven either way
+        return Kind.UNKNOWN
     if first in TENSOR_ANNOTATIONS or first.endswith("Tensor"):
         return None if name.startswith(FLAG_PREFIXES) else Kind.TENSOR
     if first in STATIC_ANNOTATIONS or first.endswith("Config"):
@@ -205,7 +220,10 @@ class Env:
         # "mapping" (`params: Dict[str, Tensor]`: params["order"] is a tensor) or "sequence"
         self.containers: dict[str, str] = {}
         args = fi.node.args
-        evidence = fi.evidence | _docstring_tensors(fi.node)
+        # a module that imports neither torch nor anything of it (monai's numpy stain normalizer):
+        # `x.min()`, `x.reshape(...)` there are numpy's, no evidence of a tensor
+        self.evidence = fi.evidence if imports_torch(symbols) else frozenset()
+        evidence = self.evidence | _docstring_tensors(fi.node)
         either = number_or_tensor(fi.node)
         all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         for a in all_args:
@@ -248,7 +266,7 @@ class Env:
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.locals \
                     and value.func.id in record_types(self.symbols):
                 self.records[target.id] = value.func.id  # `state = _State(y, t)`
-            if kind is Kind.UNKNOWN and target.id in self.fi.evidence:
+            if kind is Kind.UNKNOWN and target.id in self.evidence:
                 kind = Kind.TENSOR  # used like a tensor elsewhere in the function (x.view(...))
             self.kinds[target.id] = kind
         elif isinstance(target, (ast.Tuple, ast.List)):

@@ -236,7 +236,9 @@ def _claim(sites: list[Site], fi, symbols) -> list[Site]:
         inside = [s for s in inside if id(s.node) in routing]  # other breaks in the loop stay theirs
         if not (selectors or hit is not None or masks):
             continue
-        if not (inside or at_hit or masks):
+        # a masked store alone (`logits[logits < v[:, [-1]]] = -inf`, monai's top-k sampling loop)
+        # is an index_put Dynamo traces: no dispatch breaks without a masked read
+        if not (inside or at_hit or any(_reads_masked(m.value, _bool_names(func)) for m in masks)):
             continue
         anchors: list[tuple[ast.AST, str]] = []
         for s in at_hit:
@@ -272,6 +274,16 @@ def _mask_assigns(body, func, loop) -> list[ast.Assign]:
                 and _is_bool_mask(s.targets[0].slice, bools):
             out.append(s)
     return out
+
+
+def _reads_masked(e: ast.expr, bools: set[str]) -> bool:
+    """`e` reads a value with a boolean mask (`hidden[mask]`, `x[m, :]`)."""
+    for n in fast_walk(e):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+            parts = n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice]
+            if any(_is_bool_mask(p, bools) for p in parts):
+                return True
+    return False
 
 
 def _bool_names(func) -> set[str]:
