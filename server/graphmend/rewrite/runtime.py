@@ -110,11 +110,10 @@ def vendor_path(path: str) -> Path:
 
 
 def import_line(mode: str, path: str, tree: Optional[ast.Module] = None) -> str:
-    """The line that binds `graphmend` in a file at `path` mended with runtime `mode`. In a
-    directory without `__init__.py` (`tree`: the file's module, to tell which): a script
-    (`if __name__ == "__main__":`) imports the vendored copy beside it; a module of a namespace
-    package (pytorch-tabnet has no `__init__.py`), shown by a relative import or an import of its
-    own directory's name, imports it relatively; when neither shows, both are tried."""
+    """The line that binds `graphmend` in a file at `path` mended with runtime `mode`. A module
+    of a namespace package (a directory without `__init__.py`, like pytorch-tabnet's) imports the
+    vendored copy relatively when the package shows (`_in_namespace_package`); any other file in
+    a directory without `__init__.py` (a script, a notebook's folder) imports it absolutely."""
     if mode == "import":
         return IMPORT_LINE
     if mode == "inline":
@@ -124,31 +123,37 @@ def import_line(mode: str, path: str, tree: Optional[ast.Module] = None) -> str:
     if root is not None:
         depth = len(Path(path).resolve().parent.relative_to(root).parts)
         return f"from {'.' * (depth + 1)} import _graphmend_runtime as {ALIAS}"
-    absolute = f"import _graphmend_runtime as {ALIAS}"
-    if not real or tree is None:
-        return absolute
-    how = _directory_role(tree, Path(path).resolve().parent.name)
-    if how == "package":
+    if real and _in_namespace_package(Path(path).resolve(), tree):
         return f"from . import _graphmend_runtime as {ALIAS}"
-    if how == "script":
-        return absolute
-    return (f"try:\n    from . import _graphmend_runtime as {ALIAS}\n"
-            f"except ImportError:  # run as a script, or from its own directory\n    {absolute}")
+    return f"import _graphmend_runtime as {ALIAS}"
 
 
-def _directory_role(tree: ast.Module, dirname: str) -> Optional[str]:
-    """"package" when the module imports relatively or imports its own directory by name,
-    "script" when it has an `if __name__ == "__main__":` block, else None."""
-    for st in tree.body:
-        if isinstance(st, ast.If) and isinstance(st.test, ast.Compare) and isinstance(st.test.left, ast.Name) \
-                and st.test.left.id == "__name__":
-            return "script"
-    for n in ast.walk(tree):
-        if isinstance(n, ast.ImportFrom) and (n.level > 0 or (n.module or "").split(".")[0] == dirname):
-            return "package"
-        if isinstance(n, ast.Import) and any(a.name.split(".")[0] == dirname for a in n.names):
-            return "package"
-    return None
+_PACKAGE_IMPORT = r"^[ \t]*(?:from[ \t]+(?:\.|{name}\b)|import[ \t]+{name}\b)"
+
+
+def _in_namespace_package(path: Path, tree: Optional[ast.Module]) -> bool:
+    """The file's directory is a package although it has no `__init__.py`: it lies under a
+    site-packages directory, or the file (not a script: no `if __name__ == "__main__":`) or a
+    file beside it imports relatively or imports the directory by name."""
+    d = path.parent
+    if any(p.name in ("site-packages", "dist-packages") for p in d.parents):
+        return True
+    if tree is not None and any(isinstance(st, ast.If) and isinstance(st.test, ast.Compare)
+                                and isinstance(st.test.left, ast.Name) and st.test.left.id == "__name__"
+                                for st in tree.body):
+        return False
+    pattern = re.compile(_PACKAGE_IMPORT.format(name=re.escape(d.name)), re.MULTILINE)
+    try:
+        siblings = sorted(d.glob("*.py"))[:200]
+    except OSError:
+        return False
+    for f in siblings:
+        try:
+            if pattern.search(f.read_text(encoding="utf-8-sig", errors="replace")):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def binds_runtime(text: str) -> bool:
