@@ -233,9 +233,16 @@ class FunctionWalker:
         if self._flow_masks:
             for name in _bound_names(s):
                 self._flow_masks.pop(name, None)
+        # a name in the value counts when it is a mask by this same flow, or by the function's
+        # single bindings once they are known (computing those for every assignment was 2-3 s of a
+        # check of transformers' models/)
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
-                and boolean_expr(s.value, self.is_mask_name):
+                and boolean_expr(s.value, self._known_mask):
             self._flow_masks[s.targets[0].id] = (s.value, self._blocks[-1] if self._blocks else 0)
+
+    def _known_mask(self, e: ast.Name) -> bool:
+        held = self._flow_masks.get(e.id)
+        return (held is not None and held[1] in self._blocks) or (self._masks is not None and e.id in self._masks)
 
     def stmt(self, s: ast.stmt) -> None:  # noqa: C901 - dispatch
         env = self.env
@@ -602,6 +609,13 @@ class FunctionWalker:
         attribute. Not `==`/`!=`: a list compared so gives False, and `xs[False]` is `xs[0]`."""
         if not (isinstance(value, ast.Name) or (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name))):
             return False
+        if isinstance(index, ast.Name):  # a mask bound in this flow (`low_condition = losses > low`)
+            held = self._flow_masks.get(index.id)
+            if held is None or held[1] not in self._blocks or index.id == getattr(value, "id", None):
+                return False
+            index = held[0]
+        if not isinstance(index, (ast.Compare, ast.UnaryOp, ast.BinOp)):
+            return False
         want = ast.dump(value)
         todo, seen = [index], 0
         while todo and seen < 16:
@@ -615,7 +629,7 @@ class FunctionWalker:
                 todo.append(e.operand)
             elif isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr)):
                 todo += [e.left, e.right]
-            elif isinstance(e, ast.Name) and self.is_mask_name(e) and e.id != getattr(value, "id", None):
+            elif isinstance(e, ast.Name) and self._known_mask(e) and e.id != getattr(value, "id", None):
                 todo.append(self._mask_value(e.id))
         return False
 
@@ -653,7 +667,7 @@ class FunctionWalker:
         return stores > 0
 
     def _mask_value(self, name: str) -> ast.expr:
-        return self._masks[name] if name in self._masks else self._flow_masks[name][0]
+        return self._masks[name] if self._masks is not None and name in self._masks else self._flow_masks[name][0]
 
     def call(self, c: ast.Call) -> None:
         env = self.env

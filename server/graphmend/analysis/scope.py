@@ -185,7 +185,14 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
             and isinstance(func.value.value, ast.Name) and func.value.value.id == "self" and fi.cls is not None:
         # `self.proj_updater.redraw_projections()` (performer-pytorch): a method of a submodule
         ctor = fi.cls.attr_ctors.get(func.value.attr)
-        found = class_of(ctor, sym, ws) if ctor else None
+        # torch's own modules (`self.layers.append(...)`) are not followed: resolving them was 1.5 s
+        # of a check of transformers' models/ (jedi, through torch's star imports)
+        found = None
+        if ctor and "." in ctor and not ctor.startswith(("torch.", "builtins.", "typing.", "collections.")):
+            local = ctor.rsplit(".", 1)[-1]
+            # no jedi for this edge (`depth=1`): a star-imported class is not followed here
+            found = (sym, sym.classes[local]) if ctor == f"{sym.module}.{local}" and local in sym.classes \
+                else ws.resolve_class(ctor, 1)
         if found is not None:
             return set(_method_targets(found[0], found[1], func.attr, ws))
         return set()

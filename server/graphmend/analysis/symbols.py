@@ -486,6 +486,20 @@ def _name_parts(e: ast.expr, depth: int = 0) -> Optional[list]:
     return None
 
 
+def _is_getter_call(c: ast.Call, ci: "ClassInfo") -> bool:
+    """`getattr(self, ...)`, or `self.m(...)` with `m` a method of `ci` that returns one."""
+    f = c.func
+    if isinstance(f, ast.Name):
+        return f.id == "getattr" and len(c.args) == 2 and isinstance(c.args[0], ast.Name) and c.args[0].id in ("self", "cls")
+    if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
+            and f.attr in ci.methods):
+        return False
+    body = ci.methods[f.attr]._node.body
+    body = body[1:] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else body
+    return len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call) \
+        and isinstance(body[0].value.func, ast.Name) and body[0].value.func.id == "getattr"
+
+
 def getattr_dispatch(fi: "FunctionInfo", getters: Optional[set] = None) -> dict[str, re.Pattern]:
     """Locals of a method bound once to a method picked by name (`fn = getattr(self, f"{k}_x")`,
     or `fn = self.get_fn(k)` where `get_fn` does nothing but return such a getattr), and the
@@ -498,8 +512,8 @@ def getattr_dispatch(fi: "FunctionInfo", getters: Optional[set] = None) -> dict[
         pat = getattr_pattern(c.func)
         if pat is not None:
             out[f"#{c.lineno}:{c.col_offset}"] = pat
-    if not any(isinstance(c.func, ast.Name) for c in fi.calls):
-        return out
+    if ci is None or not any(_is_getter_call(c, ci) for c in fi.calls):
+        return out  # no `getattr(self, ...)` nor getter call to bind a local to: nothing to look at
     for name, value in single_assignments(fi.node).items():
         pat = getattr_pattern(value)
         if pat is None and ci is not None and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
