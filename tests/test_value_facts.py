@@ -226,3 +226,33 @@ def test_numpy_arrays_are_not_tensors():
     a tensor (a `.min()`/`.reshape()` call was evidence) and mended with graphmend.raise_if."""
     assert analyze_source(NUMPY_ONLY, "stain.py", Settings(scope="module")).findings == []
     assert sites(analyze_source(NUMPY_ANNOTATED, "check.py", Settings(scope="module")).findings) == {("GM301", 8)}
+
+
+STORE_THEN_READ = """\
+import torch
+from torch import nn
+
+
+class Tanh(nn.Module):
+    def __init__(self, cut_point=1.0):
+        super().__init__()
+        self.cut_point = cut_point
+
+    def forward(self, inputs, context=None):
+        mask_right = inputs > self.cut_point
+        mask_left = inputs < -self.cut_point
+        mask_middle = ~(mask_right | mask_left)
+        outputs = torch.zeros_like(inputs)
+        outputs[mask_middle] = torch.tanh(inputs[mask_middle])
+        outputs[mask_right] = torch.log(inputs[mask_right])
+        return outputs
+"""
+
+
+def test_a_store_through_a_mask_keeps_it_a_mask():
+    """nflows' tanh transform: `outputs[mask_middle] = torch.tanh(inputs[mask_middle])` stores
+    through the mask without rebinding it; `inputs`, which the walk does not know, is read through
+    masks built from comparisons of itself on both lines (a check of this stop's speed-up had lost
+    them: the store counted as rebinding the mask)."""
+    found = analyze_source(STORE_THEN_READ, "tanh.py").findings
+    assert sites(found) == {("GM402", 15), ("GM402", 16)}

@@ -231,7 +231,7 @@ class FunctionWalker:
     def flow_mask(self, s: ast.stmt) -> None:
         """Keep `_flow_masks` as of after `s` (a name rebound to anything else is no mask)."""
         if self._flow_masks:
-            for name in _bound_names(s):
+            for name in _bound_names(s, stored_only=True):  # `out[mask] = v` does not rebind mask
                 self._flow_masks.pop(name, None)
         # a name in the value counts when it is a mask by this same flow, or by the function's
         # single bindings once they are known (computing those for every assignment was 2-3 s of a
@@ -912,8 +912,9 @@ def _empty_tensor(e: ast.expr, qualify) -> bool:
 _EMPTY_FACTORIES = ("torch.empty", "torch.zeros", "torch.ones", "torch.rand", "torch.randn")  # in SIZE_FACTORIES
 
 
-def _bound_names(s: ast.stmt) -> set[str]:
-    """The names a statement (re)binds: assignment targets, a loop's target, `with ... as x`."""
+def _bound_names(s: ast.stmt, stored_only: bool = False) -> set[str]:
+    """The names a statement (re)binds: assignment targets, a loop's target, `with ... as x`
+    (every name in a target, `i` of `x[i] = v` too, unless `stored_only`)."""
     if isinstance(s, ast.Assign):
         targets = s.targets
     elif isinstance(s, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
@@ -922,7 +923,8 @@ def _bound_names(s: ast.stmt) -> set[str]:
         targets = [i.optional_vars for i in s.items if i.optional_vars is not None]
     else:
         return set()
-    return {n.id for t in targets for n in fast_walk(t) if isinstance(n, ast.Name)}
+    return {n.id for t in targets for n in fast_walk(t)
+            if isinstance(n, ast.Name) and (not stored_only or isinstance(n.ctx, ast.Store))}
 
 
 def _size_args(c: ast.Call, positions: tuple[int, ...], keywords: tuple[str, ...],
