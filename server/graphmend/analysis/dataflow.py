@@ -471,10 +471,9 @@ class Env:
             if q.split(".")[-1] in COMPILING_TRUE + COMPILING_FALSE:
                 return Kind.STATIC
             if self._module_function(func):
-                if returns_tensor(q, self.symbols):
-                    return Kind.TENSOR
-                if returns_static(q, self.symbols):
-                    return Kind.STATIC
+                returned = returns_kind(q, self.symbols)
+                if returned is Kind.TENSOR or returned is Kind.STATIC:
+                    return returned
             if "." not in q and self.symbols.star_imports and isinstance(func, ast.Name) \
                     and func.id not in self.locals and any(  # `from ..utils import *` (nnAudio)
                         m and m != "torch" and not m.startswith("torch.") and returns_tensor(f"{m}.{q}", self.symbols)
@@ -504,18 +503,17 @@ class Env:
 _EVALUATING = threading.local()  # .keys: (id(Symbols), name) being evaluated in this thread (recursion)
 
 
-def returns_tensor(q: str, symbols: Symbols, depth: int = 0) -> bool:
-    """`q` ("pkg.mod.func") names a module-level function every return of which gives a tensor
-    (see return_kinds)."""
-    kinds = return_kinds(q, symbols, depth)
-    return bool(kinds) and all(k is Kind.TENSOR for k in kinds)
+def returns_kind(q: str, symbols: Symbols) -> Optional[Kind]:
+    """The kind every `return` of the module-level function `q` ("pkg.mod.func") gives (see
+    return_kinds): TENSOR, or STATIC whatever it is given (lucidrains' `def exists(val): return
+    val is not None`); None when they differ or nothing is known."""
+    kinds = set(return_kinds(q, symbols))
+    return kinds.pop() if len(kinds) == 1 else None
 
 
-def returns_static(q: str, symbols: Symbols) -> bool:
-    """`q` names a module-level function every return of which is known while tracing, whatever
-    it is given: lucidrains' `def exists(val): return val is not None`."""
-    kinds = return_kinds(q, symbols)
-    return bool(kinds) and all(k is Kind.STATIC for k in kinds)
+def returns_tensor(q: str, symbols: Symbols) -> bool:
+    """`q` names a module-level function every return of which gives a tensor."""
+    return returns_kind(q, symbols) is Kind.TENSOR
 
 
 def return_kinds(q: str, symbols: Symbols, depth: int = 0) -> tuple:
@@ -532,7 +530,7 @@ def return_kinds(q: str, symbols: Symbols, depth: int = 0) -> tuple:
         ws = getattr(symbols, "workspace", None)
         sym = ws.symbols(mod) if ws is not None else None
         if sym is None:
-            return False
+            return ()
     fi = sym.functions.get(name)
     if fi is None:
         target = sym.imports.get(name)

@@ -172,8 +172,7 @@ class FunctionWalker:
                      and self.env.kinds.get(n) is Kind.TENSOR]
             if maybe:  # monai's `torch.log(v) if v else w`, `v = None` on the fixed-variance path
                 kw["maybe_none"] = tuple(dict.fromkeys(maybe))
-                values += [(ast.Call(ast.Name("isinstance"), [ast.Name(n), ast.Attribute(ast.Name("torch"), "Tensor")], []),
-                            True) for n in kw["maybe_none"]]
+                values += [(_is_tensor_test(n), True) for n in kw["maybe_none"]]
         cond = name_condition(conjuncts, self.env.qualify, values) if conjuncts or values else None
         self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), condition=cond, **kw))
 
@@ -217,8 +216,7 @@ class FunctionWalker:
                 return None  # a tensor held by the module
         if not names:
             return None
-        tests = [ast.Call(ast.Name("isinstance"), [ast.Name(x), ast.Attribute(ast.Name("torch"), "Tensor")], [])
-                 for x in names]
+        tests = [_is_tensor_test(x) for x in names]
         return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
 
     # --- statements --------------------------------------------------------------------------
@@ -293,11 +291,9 @@ class FunctionWalker:
                     and len(target.elts) == len(iterable.args) and not any(isinstance(a, ast.Starred) for a in iterable.args):
                 # `for a, b in zip(xs, ys)`: each name takes what iterating its own iterable gives
                 for t, a in zip(target.elts, iterable.args):
-                    k = env.iter_kind(a)
-                    env.bind(t, Kind.TENSOR if k is Kind.TENSOR else (Kind.STATIC if k is Kind.STATIC else Kind.UNKNOWN))
+                    env.bind(t, _item_kind(env.iter_kind(a)))
             else:
-                env.bind(target, Kind.TENSOR if it is Kind.TENSOR else
-                         (Kind.STATIC if it is Kind.STATIC else Kind.UNKNOWN))
+                env.bind(target, _item_kind(it))
             for _ in range(2):  # loop-carried kinds: a second pass settles most
                 self.block(s.body)
             self.block(s.orelse)
@@ -1012,6 +1008,18 @@ def _none_binding(b: ast.AST, name: str) -> bool:
         return any(isinstance(x, ast.Name) and x.id == name and isinstance(y, ast.Constant) and y.value is None
                    for x, y in zip(t.elts, v.elts))
     return False
+
+
+def _item_kind(k: Kind) -> Kind:
+    """What iterating a value of kind `k` gives: a tensor's rows are tensors, a static value's
+    items static, anything else unknown (a Python value read from a tensor is iterated in Python)."""
+    return k if k in (Kind.TENSOR, Kind.STATIC) else Kind.UNKNOWN
+
+
+def _is_tensor_test(name: str) -> ast.expr:
+    """`isinstance(name, torch.Tensor)`: the value condition of a break that needs `name` to be a
+    tensor (conditions.name_condition says "`name` is a tensor")."""
+    return ast.Call(ast.Name("isinstance"), [ast.Name(name), ast.Attribute(ast.Name("torch"), "Tensor")], [])
 
 
 def _truth_names(e: ast.expr) -> list[str]:

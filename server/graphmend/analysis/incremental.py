@@ -286,14 +286,18 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
     if class_changed:
         dirty |= {fi.qualname for fi in all_functions if fi.cls is sym.classes[cls_node.name]}
         dirty.add(f"class:{cls_node.name}")  # its attr_ctors/buffers, read by other classes' methods
-    edge_reads = getattr(prev.scope, "edge_reads", {})
-    scope = file_scope(sym, ws, settings.scope,
-                       known_edges=lambda fi: None if fi.qualname in dirty or not dirty.isdisjoint(
-                           edge_reads.get(fi.qualname, ())) else prev.scope.edges.get(fi.qualname))
-    for q, read in edge_reads.items():  # the reused edges still depend on what they read
-        if q in scope.edges:
-            scope.edge_reads.setdefault(q, read)
+    scope = file_scope(sym, ws, settings.scope, known_edges=lambda fi: _known_edges(prev.scope, fi.qualname, dirty))
     return _finish(prev, text, lines, sym, scope, dirty, settings, ws, external, path, moved)
+
+
+def _known_edges(prev: FileScope, qualname: str, dirty: set[str]) -> Optional[tuple]:
+    """The previous version's call edges of `qualname` and what they were read from, while
+    neither it nor any method its edges were read from changed (None: compute them)."""
+    reads = prev.edge_reads.get(qualname, frozenset())
+    edges = prev.edges.get(qualname)
+    if edges is None or qualname in dirty or not dirty.isdisjoint(reads):
+        return None
+    return edges, reads
 
 
 def _finish(prev: State, text: str, lines: LineIndex, sym: Symbols, scope: FileScope, dirty: set[str],

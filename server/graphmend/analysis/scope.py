@@ -79,9 +79,10 @@ def _method_targets(sym: Symbols, ci: ClassInfo, name: str, ws: Workspace, depth
 
 
 def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default",
-               known_edges: Optional[Callable[[FunctionInfo], Optional[set[str]]]] = None) -> FileScope:
-    """`known_edges`: the call edges of a function when they are known from the analysis of the
-    previous version (None: compute them), for re-analysing one edited function."""
+               known_edges: Optional[Callable[[FunctionInfo], Optional[tuple]]] = None) -> FileScope:
+    """`known_edges`: the call edges of a function and the methods they were read from
+    (`FileScope.edge_reads`) when they are known from the analysis of the previous version (None:
+    compute them), for re-analysing one edited function."""
     fs = FileScope(sym.module)
     mod = sym.module
     fs.classes = {name: tuple(b for b in ci.bases if b) for name, ci in sym.classes.items()}
@@ -101,10 +102,10 @@ def file_scope(sym: Symbols, ws: Workspace, scope_mode: str = "default",
         known = known_edges(fi) if known_edges is not None else None
         if known is None:
             getters: set[str] = set()
-            known = _edges(fi, sym, ws, mod, getters)
-            if getters:
-                fs.edge_reads[fi.qualname] = frozenset(getters)
-        fs.edges[fi.qualname] = known
+            known = (_edges(fi, sym, ws, mod, getters), frozenset(getters))
+        fs.edges[fi.qualname] = known[0]
+        if known[1]:
+            fs.edge_reads[fi.qualname] = known[1]
     _compile_calls(sym, fs, module_classes, hooks=scope_mode != "compiled")
     return fs
 

@@ -486,6 +486,13 @@ def _name_parts(e: ast.expr, depth: int = 0) -> Optional[list]:
     return None
 
 
+def sole_return(fn: ast.AST) -> Optional[ast.expr]:
+    """What a function does nothing but return (`def get(self, k): return getattr(self, k)`,
+    a docstring allowed before it); None for any other body."""
+    body = fn.body[1:] if ast.get_docstring(fn, clean=False) is not None else fn.body
+    return body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+
+
 def _is_getter_call(c: ast.Call, ci: "ClassInfo") -> bool:
     """`getattr(self, ...)`, or `self.m(...)` with `m` a method of `ci` that returns one."""
     f = c.func
@@ -494,37 +501,28 @@ def _is_getter_call(c: ast.Call, ci: "ClassInfo") -> bool:
     if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
             and f.attr in ci.methods):
         return False
-    body = ci.methods[f.attr]._node.body
-    body = body[1:] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else body
-    return len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call) \
-        and isinstance(body[0].value.func, ast.Name) and body[0].value.func.id == "getattr"
+    value = sole_return(ci.methods[f.attr]._node)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr"
 
 
 def getattr_dispatch(fi: "FunctionInfo", getters: Optional[set] = None) -> dict[str, re.Pattern]:
     """Locals of a method bound once to a method picked by name (`fn = getattr(self, f"{k}_x")`,
-    or `fn = self.get_fn(k)` where `get_fn` does nothing but return such a getattr), and the
-    direct calls `getattr(self, ...)(...)`: key -> the pattern of the method names. A local is
-    keyed by its name, a direct call by "#" and the line and column of its node. `getters`
-    collects the qualnames of the getter methods read."""
+    or `fn = self.get_fn(k)` where `get_fn` does nothing but return such a getattr): name -> the
+    pattern of the method names. `getters` collects the qualnames of the getter methods read."""
     out: dict[str, re.Pattern] = {}
     ci = fi.cls
-    for c in fi.calls:
-        pat = getattr_pattern(c.func)
-        if pat is not None:
-            out[f"#{c.lineno}:{c.col_offset}"] = pat
     if ci is None or not any(_is_getter_call(c, ci) for c in fi.calls):
         return out  # no `getattr(self, ...)` nor getter call to bind a local to: nothing to look at
     for name, value in single_assignments(fi.node).items():
         pat = getattr_pattern(value)
-        if pat is None and ci is not None and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+        if pat is None and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                 and isinstance(value.func.value, ast.Name) and value.func.value.id == "self":
             getter = ci.methods.get(value.func.attr)
-            body = getter.node.body if getter is not None else []
-            if getter is not None and getters is not None:
-                getters.add(getter.qualname)
-            body = body[1:] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else body
-            if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
-                pat = getattr_pattern(body[0].value)
+            if getter is not None:
+                if getters is not None:
+                    getters.add(getter.qualname)
+                returned = sole_return(getter.node)
+                pat = getattr_pattern(returned) if returned is not None else None
         if pat is not None:
             out[name] = pat
     return out

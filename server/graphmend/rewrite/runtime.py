@@ -138,13 +138,17 @@ def _in_namespace_package(path: Path, tree: Optional[ast.Module]) -> bool:
     d = path.parent
     if any(p.name in ("site-packages", "dist-packages") for p in d.parents):
         return True
-    if tree is not None and any(isinstance(st, ast.If) and isinstance(st.test, ast.Compare)
-                                and isinstance(st.test.left, ast.Name) and st.test.left.id == "__name__"
-                                for st in tree.body):
-        return False
+    if tree is not None:
+        if any(isinstance(st, ast.If) and isinstance(st.test, ast.Compare) and isinstance(st.test.left, ast.Name)
+               and st.test.left.id == "__name__" for st in tree.body):
+            return False
+        for n in ast.walk(tree):  # the file's own imports, from the text being mended
+            if isinstance(n, ast.ImportFrom) and (n.level > 0 or (n.module or "").split(".")[0] == d.name) \
+                    or isinstance(n, ast.Import) and any(a.name.split(".")[0] == d.name for a in n.names):
+                return True
     pattern = re.compile(_PACKAGE_IMPORT.format(name=re.escape(d.name)), re.MULTILINE)
     try:
-        siblings = sorted(d.glob("*.py"))[:200]
+        siblings = sorted(f for f in d.glob("*.py") if f != path)[:200]
     except OSError:
         return False
     for f in siblings:

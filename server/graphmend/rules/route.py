@@ -231,14 +231,15 @@ def _claim(sites: list[Site], fi, symbols) -> list[Site]:
         at_hit = [s for s in out if hit is not None and s.code in ("GM401", "GM402")
                   and hit.lineno <= getattr(s.node, "lineno", 0) <= (hit.end_lineno or hit.lineno)]
         selectors = [c for c in map(_selector, body) if c is not None]
-        masks = _mask_assigns(body, func, loop)
+        bools = _bool_names(func)
+        masks = _mask_assigns(body, bools)
         routing = {id(n) for x in [*selectors, *masks] for n in ast.walk(x)}
         inside = [s for s in inside if id(s.node) in routing]  # other breaks in the loop stay theirs
         if not (selectors or hit is not None or masks):
             continue
         # a masked store alone (`logits[logits < v[:, [-1]]] = -inf`, monai's top-k sampling loop)
         # is an index_put Dynamo traces: no dispatch breaks without a masked read
-        if not (inside or at_hit or any(_reads_masked(m.value, _bool_names(func)) for m in masks)):
+        if not (inside or at_hit or any(_reads_masked(m.value, bools) for m in masks)):
             continue
         anchors: list[tuple[ast.AST, str]] = []
         for s in at_hit:
@@ -264,10 +265,9 @@ def _claim(sites: list[Site], fi, symbols) -> list[Site]:
     return out
 
 
-def _mask_assigns(body, func, loop) -> list[ast.Assign]:
-    """`Z[m] = ...` in the loop with m a boolean mask (a name bound to a `.bool()` value, a
-    comparison, or a subscript of one)."""
-    bools = _bool_names(func)
+def _mask_assigns(body, bools: set[str]) -> list[ast.Assign]:
+    """`Z[m] = ...` in the loop with m a boolean mask (a name in `bools`, bound to a `.bool()`
+    value, a comparison, or a subscript of one)."""
     out = []
     for s in body:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Subscript) \
@@ -732,7 +732,7 @@ def analyse(site: Site, ctx: Context) -> Plan:
     experts = _expert_bindings(loop, cls, ctx)
     rf = RowFlow(ctx, cls, set(), 0, index_vars, masks if not selectors else set(), experts)
     if not selectors:
-        rf.mask_dumps = {ast.dump(s.targets[0].slice) for s in _mask_assigns(loop.body, func, loop)}
+        rf.mask_dumps = {ast.dump(s.targets[0].slice) for s in _mask_assigns(loop.body, bools)}
     assigned: set[str] = set()
     _loop_block(rf, plan, loop.body, index_vars, bools, assigned, top=True)
     if not plan.combines and not plan.masked:

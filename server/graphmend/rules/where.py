@@ -708,9 +708,9 @@ def _helper_traces(fi, ctx: Context, depth: int) -> Optional[str]:
         first = walker.sites[0]
         return f"`{fi.qualname}` breaks the graph at line {first.node.lineno} ({first.code})"
     for c in fi.calls:
-        why = _cond_call_problem(c, ctx, walker.env, depth + 1)
-        if why:
-            return why.split(", and torch.cond")[0]
+        found = _call_cause(c, ctx, walker.env, depth + 1)
+        if found:
+            return found[0]
     return None
 
 
@@ -721,8 +721,23 @@ _COND_DATA = DYNAMIC_SHAPE_FUNCS | SCALAR_METHODS | TORCH_DATA_BOOL
 _NN_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})  # they run the user's modules
 
 
-def _cond_call_problem(call: ast.Call, ctx: Context, env, depth: int = 0) -> Optional[str]:
-    """Why torch.cond cannot trace `call` in a branch (None when it can). torch.cond traces both
+_COND_ONE_GRAPH = ("torch.cond traces both branches in one graph even when called eagerly: a break there "
+                   "would raise on every call")
+
+
+def _cond_call_problem(call: ast.Call, ctx: Context, env) -> Optional[str]:
+    """Why torch.cond cannot take `call` in a branch (None when it can): `_call_cause`, said
+    with what it means for torch.cond."""
+    found = _call_cause(call, ctx, env, 0)
+    if found is None:
+        return None
+    cause, may_break = found
+    return f"{cause}, and {_COND_ONE_GRAPH}" if may_break else cause
+
+
+def _call_cause(call: ast.Call, ctx: Context, env, depth: int) -> Optional[tuple[str, bool]]:
+    """Why torch.cond cannot trace `call` in a branch (None when it can): the cause, and whether
+    it is code that may break the graph (else a value torch.cond cannot take). torch.cond traces both
     branches into one graph even when called eagerly, so a graph break in either raises on every
     call (torchcde's `if torch.isnan(x).any(): x = _fill(x)`, where `_fill` uses masked_select).
     Only what is known to trace is taken: torch's functions and a tensor's methods (not those
@@ -736,10 +751,10 @@ def _cond_call_problem(call: ast.Call, ctx: Context, env, depth: int = 0) -> Opt
     text = ctx.src(func)
     if name in _COND_DATA:
         return (f"`{text}(...)` has a result read from tensor values or of a data-dependent shape; torch.cond "
-                f"traces both branches in one graph and cannot take it")
+                f"traces both branches in one graph and cannot take it", False)
     q = env.qualify(func) or ""
     if q in ("int", "float", "bool", "complex") and call.args and env.kind(call.args[0]) is not Kind.STATIC:
-        return f"`{ctx.src(call)}` reads a tensor's value into Python, which torch.cond cannot trace"
+        return f"`{ctx.src(call)}` reads a tensor's value into Python, which torch.cond cannot trace", False
     if q.startswith("torch.") or q in _COND_BUILTINS or q.startswith("math."):
         return None
     local = None
@@ -750,9 +765,7 @@ def _cond_call_problem(call: ast.Call, ctx: Context, env, depth: int = 0) -> Opt
         local = env.cls.methods.get(func.attr)
     if local is not None:
         why = _helper_traces(local, ctx, depth)
-        return None if why is None else (f"`{text}(...)` may not trace without a graph break ({why}), and "
-                                         f"torch.cond traces both branches in one graph even when called "
-                                         f"eagerly: a break there would raise on every call")
+        return None if why is None else (f"`{text}(...)` may not trace without a graph break ({why})", True)
     if isinstance(func, ast.Attribute):
         if env.receiver_kind(func.value) is Kind.TENSOR:
             return None
@@ -764,9 +777,7 @@ def _cond_call_problem(call: ast.Call, ctx: Context, env, depth: int = 0) -> Opt
             ctor = cls.attr_ctors.get(func.attr) or ""
             if ctor.startswith("torch.nn.") and ctor.rsplit(".", 1)[-1] not in _NN_CONTAINERS:
                 return None  # `self.proj(x)` of an nn.Linear
-    return (f"`{text}(...)` is code the analysis cannot show to trace without a graph break, and torch.cond "
-            f"traces both branches in one graph even when called eagerly: a break there would raise on "
-            f"every call")
+    return f"`{text}(...)` is code the analysis cannot show to trace without a graph break", True
 
 
 def _cond_branch(e: ast.expr, ctx: Context) -> str:
