@@ -2,7 +2,9 @@
 
     python benchmarks/lsp.py [--files A.py ...] [--edits 50] [--debounce 150] [--root] [--json OUT]
 
-Per file (default: transformers' t5 and longformer modeling files, copied to a temp dir), a fresh
+Per file (default: transformers' t5 and longformer modeling files, opened where they are, so that
+their imports resolve as in an editor on that checkout: a copy alone in a temp dir resolves no
+`from ...modeling_utils import`, and measured a check that never read the bases), a fresh
 server is spawned and measured, as a client without pull diagnostics (so the server pushes):
   * spawn -> `initialize` result; `didOpen` -> the first `publishDiagnostics` (of that version),
     in three servers sharing a fresh $XDG_CACHE_HOME (what the server keeps for later sessions:
@@ -19,7 +21,7 @@ server is spawned and measured, as a client without pull diagnostics (so the ser
   * `textDocument/codeAction` on each diagnostic's range, `codeAction/resolve` of each action
     listed without an edit, the `source.fixAll.graphmend` listing and its resolve; hover on each
     diagnostic's start; the server's peak RSS (VmHWM, Linux).
-`--root` copies the file's whole directory and passes it as the workspace folder (the server
+`--root` passes the file's directory as the workspace folder (the server
 indexes it in the background; the time to its "indexed" log line is reported). `--server CMD`
 runs another server command (e.g. an instrumented one). Exit status: 0 done (targets missed
 are only marked), 1 a timeout or a protocol error, 2 the server died.
@@ -35,7 +37,6 @@ import math
 import os
 import re
 import shlex
-import shutil
 import sys
 import tempfile
 import time
@@ -112,12 +113,18 @@ class Session:
         self.client = LanguageClient("graphmend-bench", "1")
         self.pubs: list[tuple[float, T.PublishDiagnosticsParams]] = []
         self.logs: list[tuple[float, str]] = []
+        self.errors: list[str] = []  # what the server logged as an error (a check that raised)
         self.waiters: dict[tuple[str, int], asyncio.Future] = {}
         self.proc = None
         self.stderr: list[bytes] = []
         self.client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(lambda p: self._published(p))
-        self.client.feature(T.WINDOW_LOG_MESSAGE)(lambda p: self.logs.append((time.perf_counter(), p.message)))
+        self.client.feature(T.WINDOW_LOG_MESSAGE)(lambda p: self._logged(p))
         self.client.feature(T.WINDOW_SHOW_MESSAGE)(lambda p: self.logs.append((time.perf_counter(), p.message)))
+
+    def _logged(self, p: T.LogMessageParams) -> None:
+        self.logs.append((time.perf_counter(), p.message))
+        if p.type == T.MessageType.Error:
+            self.errors.append(p.message)
 
     def _published(self, p: T.PublishDiagnosticsParams) -> None:
         now = time.perf_counter()
@@ -195,6 +202,8 @@ class Session:
                 if self.proc.returncode is None:
                     self.proc.kill()
         await asyncio.wait_for(self.client.stop(), 10)
+        if self.errors:  # a check that raised publishes nothing: its figures would be of no check
+            raise BenchError(f"the server logged {len(self.errors)} error(s), the first:\n{self.errors[0][-3000:]}")
 
 
 async def measure(s: Session, root: Path | None, path: Path, edits: int) -> dict:
@@ -294,12 +303,10 @@ async def run(args) -> dict:
     for name in args.files:
         src = Path(name).resolve()
         with tempfile.TemporaryDirectory(prefix="graphmend-lsp-bench-") as tmp:
-            root = Path(tmp) / src.parent.name if args.root else None
-            if root:
-                shutil.copytree(src.parent, root, ignore=shutil.ignore_patterns("__pycache__"))
-            else:
-                shutil.copy(src, tmp)
-            path = (root or Path(tmp)) / src.name
+            # the file in place (the server never writes a file; the texts of the sessions below
+            # are sent, not saved)
+            root = src.parent if args.root else None
+            path = src
             # The server keeps what later sessions reuse in the user's cache directory (the
             # definitions index, analysis/definitions.py; the diagnostics of opened files,
             # lsp/opened.py): a fresh one per file, so that the first open is measured with it
@@ -404,7 +411,7 @@ def main(argv=None) -> int:
     ap.add_argument("--files", nargs="+", help="Python files (default: transformers' t5 and longformer)")
     ap.add_argument("--edits", type=int, default=50, help="edit -> diagnostics samples (default 50)")
     ap.add_argument("--debounce", type=int, default=150, help="debounceMs given to the server (default 150)")
-    ap.add_argument("--root", action="store_true", help="a copy of the file's directory is the workspace folder")
+    ap.add_argument("--root", action="store_true", help="the file's directory is the workspace folder")
     ap.add_argument("--json", metavar="PATH", help="also write the figures (and the edit samples) as JSON")
     ap.add_argument("--server", metavar="CMD", help="server command (default: this python -m graphmend serve)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for any one reply (default 60)")

@@ -99,6 +99,65 @@ def test_same_findings_from_the_index_without_parsing(tmp_path, monkeypatch):
     assert [a for a in parsed if a and isinstance(a[0], str) and "class Base" in a[0]] == []
 
 
+# the base stores an annotated constructor parameter (attr_types.param_stores); a subclass in
+# another file calls it with a tensor, and a subclass of the annotated class there reads float()
+HELD_BASE = """import torch
+from torch import nn
+
+
+class Noise:
+    def __call__(self, x):
+        return x
+
+
+class Solver(nn.Module):
+    def __init__(self, bm: Noise):
+        super().__init__()
+        self.bm = bm
+"""
+
+HELD_MAIN = """import torch
+from pkg.base import Noise, Solver
+
+
+class Loud(Noise):
+    def __call__(self, x):
+        return torch.full((3,), float(x))
+
+
+class Euler(Solver):
+    def forward(self, x: torch.Tensor):
+        return self.bm(x[0]) * 2
+"""
+
+
+def test_what_an_indexed_base_stores_is_recorded(tmp_path, monkeypatch):
+    """What a base class in an indexed module stores in `self` comes from its record: the check
+    of the subclass's file gives the same findings, without parsing the base's module (it
+    crashed: the indexed methods have no bodies)."""
+    root = _project(tmp_path, HELD_BASE)
+    main = root / "pkg" / "main.py"  # Workspace.subclasses reads the package's files
+    main.write_text(HELD_MAIN)
+
+    def findings(index):
+        ws = Workspace([str(root)])
+        ws.definitions = index
+        fa = analyze_source(HELD_MAIN, str(main), workspace=ws)
+        return [(f.code, f.span.start.line) for f in fa.findings], ws
+
+    store = str(tmp_path / "cache" / "definitions.pickle")
+    plain, _ = findings(None)
+    assert plain == [("GM401", 7)]  # `self.bm(x[0])` may run Loud.__call__: float() of a tensor
+    index = DefinitionsIndex(store, "fp")
+    assert findings(index)[0] == plain
+    assert index.save() is None
+    again = DefinitionsIndex(store, "fp")
+    got, ws = findings(again)
+    assert got == plain
+    sym = ws.symbols("pkg.base")
+    assert isinstance(sym, IndexedSymbols) and sym._full is None
+
+
 def test_a_changed_module_is_read_again(tmp_path):
     root = _project(tmp_path)
     store = str(tmp_path / "cache" / "definitions.pickle")

@@ -8,7 +8,9 @@ first diagnostics. This index keeps, per module file (and the module name it was
 relative imports and qualified names depend on), exactly what workspace.Workspace.symbols gives:
 
   * imports, aliases, star imports, whether it is a package;
-  * each top-level class: its qualified bases and its methods' names;
+  * each top-level class: its qualified bases, its methods' names, and the parameters its methods
+    store in `self` with their annotations (attr_types.param_stores: what `self.bm(...)` in a
+    subclass elsewhere holds);
   * each module-level function's name, and the answers of dataflow.return_kinds computed so far
     (a function's answer depends on its module's text alone: a foreign module is evaluated
     without a workspace, so nothing outside it is consulted).
@@ -30,10 +32,11 @@ import threading
 from pathlib import Path
 from typing import Optional
 
+from graphmend.analysis.attr_types import param_stores
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
 from graphmend.filestat import Stat, replace_file, stat_of
 
-FORMAT = 2
+FORMAT = 3
 Key = tuple[str, str]  # (absolute path, module name)
 
 
@@ -58,7 +61,8 @@ def record_of(sym: Symbols) -> dict:
         "aliases": dict(sym.aliases),
         "star_imports": list(sym.star_imports),
         "logger_names": sorted(sym.logger_names),
-        "classes": {name: (list(ci.bases), [(m, fi.qualname) for m, fi in ci.methods.items()])
+        "classes": {name: (list(ci.bases), [(m, fi.qualname) for m, fi in ci.methods.items()],
+                           {a: None if ann is None else ast.unparse(ann) for a, ann in param_stores(ci).items()})
                     for name, ci in sym.classes.items()},
         "functions": list(sym.functions),
         "returns": dict(sym.__dict__.get("returns_cache", {})),
@@ -105,8 +109,11 @@ class IndexedSymbols(Symbols):
         self.aliases = dict(record["aliases"])
         self.star_imports = list(record["star_imports"])
         self.logger_names = set(record["logger_names"])
-        for name, (bases, methods) in record["classes"].items():
+        for name, (bases, methods, stores) in record["classes"].items():
             ci = ClassInfo(None, name, list(bases))  # type: ignore[arg-type]
+            # the methods have no bodies until parsed: what they store is recorded
+            ci._param_stores = {a: None if ann is None else ast.parse(ann, mode="eval").body
+                                for a, ann in stores.items()}
             for m, q in methods:
                 fi = _LazyFunction(q, ci, self)
                 ci.methods[m] = fi
