@@ -158,6 +158,76 @@ def test_what_an_indexed_base_stores_is_recorded(tmp_path, monkeypatch):
     assert isinstance(sym, IndexedSymbols) and sym._full is None
 
 
+# the base calls the subclass's `forward` with what a helper in a third module returns
+CALLS_BASE = """import torch
+from pkg.helpers import make
+
+
+class Base(torch.nn.Module):
+    def run(self, x):
+        return self.forward(make(x))
+"""
+
+HELPER_STR = """def make(x):
+    return "x"
+"""
+
+HELPER_TENSOR = """import torch
+
+
+def make(x):
+    return torch.zeros(3)
+"""
+
+CALLS_MAIN = """from pkg.base import Base
+
+
+class M(Base):
+    def forward(self, y):
+        if y.sum() > 0:
+            return y
+        return -y
+"""
+
+
+def test_a_base_that_passes_no_tensor_is_not_parsed_again(tmp_path, monkeypatch):
+    """That no method of an indexed base calls `self.forward(...)` with a tensor is recorded,
+    with the files its walk read: the next session does not parse the base's module; when a file
+    the answer read changes (the helper now returns a tensor), it is computed again, and the
+    override's branch on the argument is found, as without the index."""
+    root = _project(tmp_path, CALLS_BASE)
+    helpers = root / "pkg" / "helpers.py"
+    helpers.write_text(HELPER_STR)
+    main = root / "pkg" / "main.py"
+    main.write_text(CALLS_MAIN)
+    import graphmend.analysis.workspace as wsmod
+    sources = []
+    real_source = wsmod.Workspace.module_source
+    monkeypatch.setattr(wsmod.Workspace, "module_source", lambda self, m: sources.append(m) or real_source(self, m))
+
+    def findings(index):
+        sources.clear()
+        ws = Workspace([str(root)])
+        ws.definitions = index
+        fa = analyze_source(CALLS_MAIN, str(main), workspace=ws)
+        return [(f.code, f.span.start.line) for f in fa.findings]
+
+    store = str(tmp_path / "cache" / "definitions.pickle")
+    assert findings(None) == []  # `make` returns a str: `y` is not known to be a tensor
+    assert "pkg.base" in sources  # the base's methods were walked
+    index = DefinitionsIndex(store, "fp")
+    assert findings(index) == []
+    assert index.save() is None
+    assert findings(DefinitionsIndex(store, "fp")) == []
+    assert "pkg.base" not in sources  # the recorded answer
+
+    helpers.write_text(HELPER_TENSOR)
+    assert findings(None) == [("GM201", 6)]
+    again = DefinitionsIndex(store, "fp")
+    assert findings(again) == [("GM201", 6)]
+    assert "pkg.base" in sources  # helpers.py changed: the answer was computed again
+
+
 def test_a_changed_module_is_read_again(tmp_path):
     root = _project(tmp_path)
     store = str(tmp_path / "cache" / "definitions.pickle")

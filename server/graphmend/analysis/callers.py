@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
+from graphmend.analysis.definitions import note_passes_nothing, passes_nothing
 from graphmend.analysis.detect import CallFact, FunctionWalker, is_disabled, is_static
 from graphmend.analysis.scope import class_of
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, tracking
@@ -124,8 +125,8 @@ def _walk(sym: Symbols, fi: FunctionInfo, seeds: Optional[dict[str, tuple]] = No
 
 
 # Symbols of a base class's module -> class name -> method name -> the methods of that class that
-# call `self.<name>(...)`, and qualname -> the plain walk's CallFacts: what inherited_facts reads,
-# kept while the module's Symbols are (Workspace.module_source gives new ones when it changes)
+# call `self.<name>(...)`, and qualname -> the plain walk's CallFacts and the files that walk read:
+# what inherited_facts reads, kept while the module's Symbols are (Workspace.module_source gives new ones when it changes)
 _BASES: "weakref.WeakKeyDictionary[Symbols, tuple[dict, dict]]" = weakref.WeakKeyDictionary()
 
 
@@ -149,8 +150,13 @@ def _ancestors(sym: Symbols, ci: ClassInfo):
 
 def _base_self_calls(module: str, cls: str, name: str, ws) -> list[tuple[FunctionInfo, CallFact]]:
     """The calls `self.<name>(...)` passing tensors in the methods of `module.cls`, from the plain
-    walks of those methods."""
+    walks of those methods. That there are none is kept in the definitions index (with the files
+    the walks read): the next session need not parse the base's module to know it."""
+    defs = ws.symbols(module)  # its definitions (from the index, where they are kept)
     if name not in ws.self_call_names(module):  # most bases never call it: no need to parse them
+        return []
+    key = f"{cls}.{name}"
+    if defs is not None and passes_nothing(defs, key):
         return []
     found = ws.module_source(module)
     if found is None:
@@ -173,12 +179,21 @@ def _base_self_calls(module: str, cls: str, name: str, ws) -> list[tuple[Functio
                     if not lst or lst[-1] is not m:
                         lst.append(m)
         callers_of[cls] = index
-    out = []
+    out, read = [], {found[2]}
     for m in callers_of[cls].get(name, ()):
         if m.qualname not in walked:
-            w = _walk(bsym, m)
-            walked[m.qualname] = list(w.calls_out.values()) if w is not None else []
-        out += [(m, f) for f in walked[m.qualname] if f.module == module and f.qualname == f"{cls}.{name}"]
+            outer, ws.consulted = ws.consulted, set()  # the files this walk reads
+            try:
+                w = _walk(bsym, m)
+            finally:
+                mine, ws.consulted = ws.consulted, outer
+                outer |= mine
+            walked[m.qualname] = (list(w.calls_out.values()) if w is not None else [], frozenset(mine))
+        facts, files = walked[m.qualname]
+        read |= files
+        out += [(m, f) for f in facts if f.module == module and f.qualname == f"{cls}.{name}"]
+    if not out and defs is not None:
+        note_passes_nothing(defs, key, read)
     return out
 
 

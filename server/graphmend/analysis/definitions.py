@@ -13,7 +13,12 @@ relative imports and qualified names depend on), exactly what workspace.Workspac
     subclass elsewhere holds);
   * each module-level function's name, and the answers of dataflow.return_kinds computed so far
     (a function's answer depends on its module's text alone: a foreign module is evaluated
-    without a workspace, so nothing outside it is consulted).
+    without a workspace, so nothing outside it is consulted);
+  * the names `n` of its `self.n(...)` calls, and for which of them no method of a class passes
+    a tensor (callers.inherited_facts asks this of every base class of an opened file's
+    classes, and the answer took parsing and walking the base's whole module:
+    `transformers.modeling_utils` for every model), each with the stat data of the files its
+    walk read: valid while they match.
 
 A record is valid while its file's stat data (size, mtime_ns, inode) match; a function's body is
 parsed (the whole file, as before) only when an answer that is not recorded is asked for. The
@@ -36,7 +41,7 @@ from graphmend.analysis.attr_types import param_stores
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
 from graphmend.filestat import Stat, replace_file, stat_of
 
-FORMAT = 3
+FORMAT = 4
 Key = tuple[str, str]  # (absolute path, module name)
 
 
@@ -66,7 +71,24 @@ def record_of(sym: Symbols) -> dict:
                     for name, ci in sym.classes.items()},
         "functions": list(sym.functions),
         "returns": dict(sym.__dict__.get("returns_cache", {})),
+        "passes_nothing": {},  # "Class.name" -> ((path, stat), ...) of the files the answer read
     }
+
+
+def passes_nothing(sym: Symbols, key: str) -> bool:
+    """The index records that no method of the class calls `self.<name>(...)` with a tensor
+    (`key`: "Class.name"), and no file that answer read has changed since."""
+    entry = sym.__dict__.get("index_entry")
+    deps = entry.record["passes_nothing"].get(key) if entry is not None else None
+    return deps is not None and all(stat_of(f) == st for f, st in deps)
+
+
+def note_passes_nothing(sym: Symbols, key: str, read: set[str]) -> None:
+    """Record that answer for `sym`'s module (indexed, or parsed and added to the index), with
+    the files its walk read (`read`, the workspace's `consulted` while it was computed)."""
+    entry = sym.__dict__.get("index_entry")
+    if entry is not None:
+        entry.answered_passes_nothing(key, tuple((f, stat_of(f)) for f in sorted(read)))
 
 
 class _LazyFunction(FunctionInfo):
@@ -124,6 +146,7 @@ class IndexedSymbols(Symbols):
             self.functions[name] = fi
             self.all_functions.append(fi)
         self.returns_cache = _RecordedAnswers(record["returns"], entry)
+        self.index_entry = entry
 
     def parsed(self) -> Optional[Symbols]:
         with self._parse_lock:
@@ -154,6 +177,12 @@ class ModuleEntry:
 
     def __init__(self, index: "DefinitionsIndex", key: Key, stat: Stat, record: dict):
         self.index, self.key, self.stat, self.record = index, key, stat, record
+
+    def answered_passes_nothing(self, key: str, deps: tuple) -> None:
+        with self.index._lock:
+            if self.record["passes_nothing"].get(key) != deps:
+                self.record["passes_nothing"][key] = deps
+                self.index._dirty[self.key] = self
 
     def answered(self, name: str, value: tuple) -> None:
         with self.index._lock:  # records are pickled under the same lock (save)
@@ -214,13 +243,16 @@ class DefinitionsIndex:
         self.hits += 1
         return IndexedSymbols(record, path, entry)
 
-    def add(self, path: str, module: str, stat: Optional[Stat], sym: Symbols) -> None:
-        """Record a module just parsed (`stat`: its file's, taken before it was read). Its
-        return_kinds answers are recorded as they are computed."""
+    def add(self, path: str, module: str, stat: Optional[Stat], sym: Symbols,
+            self_call_names: Optional[frozenset] = None) -> None:
+        """Record a module just parsed (`stat`: its file's, taken before it was read), with the
+        names `n` of its `self.n(...)` calls (Workspace.self_call_names). Its return_kinds
+        answers are recorded as they are computed."""
         if stat is None:
             return
-        entry = ModuleEntry(self, (path, module), stat, record_of(sym))
+        entry = ModuleEntry(self, (path, module), stat, {**record_of(sym), "self_call_names": self_call_names})
         sym.returns_cache = _RecordedAnswers(entry.record["returns"], entry)
+        sym.index_entry = entry
         self.changed(entry)
 
     def changed(self, entry: ModuleEntry) -> None:

@@ -138,7 +138,7 @@ class Workspace:
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
                 sym = None
             if sym is not None and index is not None:
-                index.add(f, modname, stat, sym)
+                index.add(f, modname, stat, sym, frozenset(_SELF_CALL.findall(text)))
         self._symbols[modname] = sym
         return sym
 
@@ -160,6 +160,14 @@ class Workspace:
         """The names `n` of the calls `self.n(...)` and `cls.n(...)` in a module's text: a look
         before parsing it whole (callers.inherited_facts asks of every base class's module).
         The file counts as consulted."""
+        sym = self._symbols.get(modname)
+        entry = sym.__dict__.get("index_entry") if sym is not None else None
+        if entry is not None and entry.record.get("self_call_names") is not None:
+            f = self.module_file(modname)  # the index recorded them when it read the file
+            if f and entry.stat == stat_of(f):
+                self.consulted.add(f)
+                return entry.record["self_call_names"]
+
         def scan(f: str) -> frozenset[str]:
             try:
                 return frozenset(_SELF_CALL.findall(Path(f).read_text(encoding="utf-8-sig")))
