@@ -22,6 +22,7 @@ REQUIREMENTS = [
     "pytorch-metric-learning==2.8.1", "torchmetrics==1.9.0", "pytorch-crf==0.7.2", "torchode==1.0.1",
     "normflows==1.7.3", "torch-geometric==2.8.1", "geomloss==0.3.1", "nnaudio==0.3.4", "torchcde==0.2.5",
     "monai==1.6.1", "stable-baselines3==2.9.2", "pytorch-tabnet==4.1.0", "performer-pytorch==1.1.4",
+    "pyro-ppl==1.9.2", "botorch==0.18.1", "bs-roformer==1.2.4", "prodigyopt==1.1.2",
 ]
 
 
@@ -1042,6 +1043,135 @@ def _performer():
     return cfg, model, {"x": torch.randint(0, 64, (2, 16), generator=g), "mask": mask}
 
 
+# --------------------------------------------------------------------------------------------------
+# pyro-ppl 1.9.2, botorch 0.18.1, bs-roformer 1.2.4 and prodigyopt 1.1.2: round 8, code nobody tuned
+# on, measured before anything was changed for them
+
+
+def _pyro_map():
+    """A user's MAP fit in Pyro: a Student-t regression model (a vector weight with `to_event`, a
+    LogNormal scale, a data plate), an AutoDelta guide (point estimates, so no sampling and the loss is
+    deterministic), `Trace_ELBO().differentiable_loss(model, guide, x, y)` with autograd on."""
+    import pyro
+    import pyro.distributions as dist
+    import torch
+    from pyro.infer import Trace_ELBO
+    from pyro.infer.autoguide import AutoDelta
+
+    pyro.set_rng_seed(0)
+    pyro.clear_param_store()
+
+    def model(x, y):
+        w = pyro.sample("w", dist.Normal(torch.zeros(3), torch.ones(3)).to_event(1))
+        sigma = pyro.sample("sigma", dist.LogNormal(0.0, 1.0))
+        with pyro.plate("data", x.shape[0]):
+            pyro.sample("obs", dist.StudentT(4.0, x @ w, sigma), obs=y)
+
+    guide = AutoDelta(model)
+    elbo = Trace_ELBO()
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(8, 3, generator=g), torch.randn(8, generator=g)
+    elbo.loss(model, guide, x, y)  # the guide's parameters are created on its first call
+
+    def loss(x, y):
+        return elbo.differentiable_loss(model, guide, x, y)
+    return {"model": "Student-t regression, AutoDelta guide", "elbo": "Trace_ELBO"}, loss, {"x": x, "y": y}
+
+
+def _botorch_acq():
+    """A user's acquisition function values on a tiny GP: SingleTaskGP (float64, default priors and
+    outcome standardisation, hyperparameters not fitted) on 8 points in 2-d, analytic
+    LogExpectedImprovement on 4 candidates and qLogNoisyExpectedImprovement (Sobol QMC sampler,
+    seeded) on 2 batches of 2."""
+    import torch
+    from botorch.acquisition import LogExpectedImprovement, qLogNoisyExpectedImprovement
+    from botorch.models import SingleTaskGP
+    from botorch.sampling import SobolQMCNormalSampler
+
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(1)
+    X = torch.rand(8, 2, generator=g, dtype=torch.float64)
+    Y = X.sin().sum(-1, keepdim=True)
+    model = SingleTaskGP(X, Y).eval()
+    ei = LogExpectedImprovement(model, best_f=Y.max())
+    nei = qLogNoisyExpectedImprovement(model, X_baseline=X, prune_baseline=False,
+                                       sampler=SobolQMCNormalSampler(torch.Size([16]), seed=0))
+
+    def acq(cand):
+        return ei(cand.unsqueeze(-2)), nei(cand.view(2, 2, 2))
+    return {"model": "SingleTaskGP, 8 points, 2-d", "acq": "LogEI, qLogNEI (16 QMC samples)"}, acq, \
+        {"cand": torch.rand(4, 2, generator=g, dtype=torch.float64)}
+
+
+# the dropouts set to 0 (MelBandRoformer's defaults are 0.1): a training-mode call would draw random numbers
+_ROFORMER = dict(dim=16, depth=1, time_transformer_depth=1, freq_transformer_depth=1, dim_head=8, heads=2,
+                 stft_n_fft=64, stft_hop_length=16, stft_win_length=64, num_residual_streams=2,
+                 mask_estimator_depth=1, multi_stft_resolutions_window_sizes=(32, 16), multi_stft_hop_size=8,
+                 attn_dropout=0.0, ff_dropout=0.0)
+
+
+def _bs_roformer():
+    """BSRoformer (band-split RoPE transformer over time and frequency, hyper-connection residual
+    streams, the default flash_attn=True attention path) separating a mono clip: STFT, bands, masks,
+    iSTFT, eval forward."""
+    import random
+
+    import torch
+    from bs_roformer import BSRoformer
+
+    random.seed(0)  # hyper-connections pick each layer's initial residual stream with random.randrange
+    torch.manual_seed(0)
+    cfg = dict(_ROFORMER, freqs_per_bands=(8, 8, 8, 9))
+    model = BSRoformer(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"raw_audio": torch.randn(2, 512, generator=g)}
+
+
+def _mel_roformer():
+    """MelBandRoformer (overlapping mel bands from librosa's filterbank) in training mode: forward with
+    a target, the L1 plus multi-resolution STFT loss."""
+    import random
+
+    import torch
+    from bs_roformer import MelBandRoformer
+
+    random.seed(0)  # hyper-connections pick each layer's initial residual stream with random.randrange
+    torch.manual_seed(0)
+    cfg = dict(_ROFORMER, num_bands=8, sample_rate=8000)
+    model = MelBandRoformer(**cfg).train()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"raw_audio": torch.randn(2, 512, generator=g), "target": torch.randn(2, 512, generator=g)}
+
+
+class _ProdigyStep:
+    """`Prodigy.step()` compiled on its own (as `_OptStep`): weight decay, bias correction and the
+    safeguard warmup on, the gradients set before each call."""
+
+    def __init__(self):
+        import torch
+        from prodigyopt import Prodigy
+
+        torch.manual_seed(0)
+        self.params = [torch.nn.Parameter(torch.randn(8, 4)), torch.nn.Parameter(torch.randn(4))]
+        self.opt = Prodigy(self.params, lr=1.0, weight_decay=0.01, safeguard_warmup=True, use_bias_correction=True)
+
+    def __call__(self, g):
+        import torch
+
+        for p in self.params:
+            p.grad = (g.sum() + 1.0) * torch.ones_like(p) + 0.1 * p.detach()
+        self.opt.step()
+        return [p.detach().clone() for p in self.params]
+
+
+def _prodigy():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"optimizer": "Prodigy", "lr": 1.0, "weight_decay": 0.01, "safeguard_warmup": True}, _ProdigyStep(), \
+        {"g": torch.randn(4, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -1149,4 +1279,21 @@ ENTRIES = {e.name: e for e in [
     Entry("performer-lm", "performer_pytorch", "performer-pytorch==1.1.4",
           "PerformerLM (FAVOR+ and local attention, feature redraw every 2 calls), training-mode forward",
           _performer, ["performer_pytorch"], training=True),
+    Entry("pyro-map-elbo", "pyro", "pyro-ppl==1.9.2",
+          "Trace_ELBO.differentiable_loss of a Student-t regression with an AutoDelta guide (MAP)", _pyro_map,
+          ["pyro/infer", "pyro/poutine", "pyro/distributions", "pyro/nn", "pyro/ops", "pyro/primitives.py",
+           "pyro/util.py", "pyro/settings.py"], grad=True, scope="module"),
+    Entry("botorch-acq", "botorch", "botorch==0.18.1",
+          "LogExpectedImprovement and qLogNoisyExpectedImprovement on a SingleTaskGP in a user function",
+          _botorch_acq, ["botorch/acquisition", "botorch/models", "botorch/posteriors", "botorch/sampling",
+                         "botorch/utils", "gpytorch", "linear_operator", "pyro/distributions"],
+          scope="module", also=("gpytorch", "linear_operator", "pyro")),
+    Entry("bs-roformer", "bs_roformer", "bs-roformer==1.2.4",
+          "BSRoformer (band-split RoPE transformer, hyper-connections), eval forward on a mono clip",
+          _bs_roformer, ["bs_roformer"]),
+    Entry("mel-roformer-train", "bs_roformer", "bs-roformer==1.2.4",
+          "MelBandRoformer, training-mode forward with a target (L1 + multi-resolution STFT loss)",
+          _mel_roformer, ["bs_roformer"], grad=True, training=True),
+    Entry("prodigy-step", "prodigyopt", "prodigyopt==1.1.2", "Prodigy.step() on two parameters", _prodigy,
+          ["prodigyopt"], scope="module"),
 ]}
