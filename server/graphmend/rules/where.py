@@ -622,6 +622,10 @@ def _judge(site: Site, ctx: Context, env, torch_name: str) -> Verdict:
                 what = "None" if side is None or (isinstance(side, ast.Constant) and side.value is None) \
                     else "not provably a tensor"
                 return Verdict.decline(f"a branch value is {what}; torch.where needs tensors on both sides")
+    for t, f in pairs:
+        why = _different_shapes(t, f, env) or _different_shapes(f, t, env)
+        if why:
+            return Verdict.decline(why)
     if _needs_cond(pairs, site, ctx, env):
         why = _cond_illegal(pairs, ctx, env)
         if why:
@@ -641,6 +645,35 @@ def _judge(site: Site, ctx: Context, env, torch_name: str) -> Verdict:
     if same:
         return Verdict(Applicability.SAFE, "Rewrite the branch as torch.where")
     return Verdict(Applicability.UNSAFE, "Rewrite the branch as torch.where", UNSAFE_WHERE)
+
+
+# torch functions whose result is longer than, or of a higher rank than, each tensor they join
+JOINS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+                   "row_stack"})
+
+
+def _different_shapes(side: ast.expr, other: ast.expr, env) -> Optional[str]:
+    """Why `side` provably has another shape than `other` (None: not proven): it joins `other`
+    with more (`torch.cat([acc, row])`, botorch's `prune_candidates`, realcode round 8) or adds a
+    dimension to it (`x.unsqueeze(0)`). torch.where would broadcast one into the other or raise,
+    where the original gave a tensor of the other shape; the shape depends on the condition, so
+    torch.cond cannot take it either."""
+    if not isinstance(side, ast.Call):
+        return None
+    same = ast.dump(other)
+    q = env.qualify(side.func) or ""
+    if q.startswith("torch.") and q.rsplit(".", 1)[-1] in JOINS and side.args \
+            and isinstance(side.args[0], (ast.List, ast.Tuple)) \
+            and any(ast.dump(e) == same for e in side.args[0].elts):
+        how = f"`{ast.unparse(side.func)}` joins `{ast.unparse(other)}` with more"
+    elif isinstance(side.func, ast.Attribute) and side.func.attr == "unsqueeze" \
+            and ast.dump(side.func.value) == same:
+        how = f"`.unsqueeze` adds a dimension to `{ast.unparse(other)}`"
+    else:
+        return None
+    return (f"the branches give tensors of different shapes ({how}): torch.where would broadcast one into "
+            "the other or raise, and torch.cond needs both branches to have one shape; a shape that "
+            "depends on a tensor's value cannot be in one graph")
 
 
 COND_CAVEATS = ("a branch may only run under its predicate, so this uses torch.cond, which traces both "
