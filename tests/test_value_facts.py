@@ -256,3 +256,68 @@ def test_a_store_through_a_mask_keeps_it_a_mask():
     them: the store counted as rebinding the mask)."""
     found = analyze_source(STORE_THEN_READ, "tanh.py").findings
     assert sites(found) == {("GM402", 15), ("GM402", 16)}
+
+
+# realcode round 8 (pyro, linear_operator, botorch): Python values the walk took for tensors
+PYTHON_VALUES = """\
+from typing import Mapping, Optional
+
+import torch
+from torch import Tensor
+
+
+def einsum(equation, x):
+    inputs, output = equation.split("->")
+    if inputs == output:
+        return x
+    return x + 1
+
+
+def getitem_size(x, indices):
+    shape = []
+    for size, idx in zip(x.shape, indices):
+        if isinstance(idx, slice):
+            if idx == slice(None, None, None):
+                shape.append(size)
+        elif torch.is_tensor(idx):
+            shape.append(idx.numel())
+    return x.reshape(-1)[: len(shape)]
+
+
+def batch_shapes(x, sites):
+    total = 1
+    for site in sites:
+        batch = list(site["shape"])
+        while batch and batch[0] == 1:
+            batch = batch[1:]
+        batch = torch.Size(batch)
+        total = total * batch.numel()
+    return x * total
+
+
+def gen(x: Tensor, fixed: Optional[Mapping[int, float | Tensor]] = None, t0: float | Tensor = 0.0):
+    if fixed:
+        x = x + 1
+    if t0 > 0:
+        x = x * 2
+    return x
+"""
+
+
+def test_python_values_that_look_like_tensors(tmp_path):
+    """`equation.split("->")` is str.split (a tensor's split takes sizes); `isinstance(idx, slice)`
+    proves a slice in its body (a later `torch.is_tensor(idx)` branch does not reach it);
+    `batch = list(...)` is a list, though the name later holds a torch.Size whose `.numel()`
+    looks like a tensor's; `Mapping[int, float | Tensor]` is a mapping, not a number-or-tensor.
+    None of them breaks under Dynamo; the one left (`t0: float | Tensor`) breaks when it is a
+    tensor and says so."""
+    found = analyze_source(PYTHON_VALUES, "values.py", Settings(scope="module")).findings
+    assert sites(found) == {("GM201", 39)}
+    assert "breaks only when `t0` is a tensor" in next(f.message for f in found)
+    mod = load_module(PYTHON_VALUES, tmp_path, "values_run")
+    x = torch.ones(2, 3)
+    assert break_lines(mod.einsum, "ab->ab", x, path=mod.__file__) == set()
+    assert break_lines(mod.getitem_size, x, (slice(None), torch.tensor([0, 1])), path=mod.__file__) == set()
+    assert break_lines(mod.batch_shapes, x, [{"shape": (1, 2)}, {"shape": (3,)}], path=mod.__file__) == set()
+    assert break_lines(mod.gen, x, {0: 1.0}, 1.0, path=mod.__file__) == set()
+    assert break_lines(mod.gen, x, {0: 1.0}, torch.tensor(1.0), path=mod.__file__) == {39}

@@ -55,6 +55,7 @@ TENSOR_EVIDENCE = frozenset({
     "masked_scatter", "bmm", "mm", "baddbmm", "layer_norm", "cpu", "cuda",
 })
 
+CONTAINER_BUILTINS = frozenset({"list", "tuple", "dict", "set", "frozenset", "sorted"})
 PURE_BUILTINS = frozenset({"tuple", "list", "dict", "set", "frozenset", "sorted", "min", "max", "abs",
                            "round", "sum", "any", "all", "zip", "enumerate", "reversed", "divmod",
                            "pow", "format", "ord", "chr", "hash"})
@@ -173,14 +174,33 @@ def number_or_tensor(fn: ast.AST) -> set[str]:
     args = fn.args
     for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
         if a.annotation is not None and _mentions_tensor(a.annotation):  # before unparsing it
-            text = ast.unparse(a.annotation)
-            if "Tensor" in text and _NUMBER_WORDS.search(text):
+            members = [ast.unparse(m) for m in _union_members(a.annotation)]
+            # the union's own members: `Mapping[int, float | Tensor]` is a mapping (botorch)
+            if any("Tensor" in m and "[" not in m for m in members) \
+                    and any(_NUMBER_WORDS.fullmatch(m.rsplit(".", 1)[-1].strip("\"'")) for m in members):
                 out.add(a.arg)
     body = fn.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
             and isinstance(body[0].value.value, str):
         out.update(_DOC_NUMBER_OR_TENSOR.findall(body[0].value.value))
     return out
+
+
+def _union_members(ann: ast.expr) -> list[ast.expr]:
+    """`A | B`, `Union[A, B]`, `Optional[A]` (also quoted): their members, flattened."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return [ann]
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        return _union_members(ann.left) + _union_members(ann.right)
+    if isinstance(ann, ast.Subscript):
+        head = ast.unparse(ann.value).rsplit(".", 1)[-1]
+        if head in ("Union", "Optional"):
+            inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+            return [m for e in inner for m in _union_members(e)]
+    return [ann]
 
 
 def _mentions_tensor(annotation: ast.expr) -> bool:
@@ -256,6 +276,15 @@ class Env:
                 self.seeded[name] = why
 
     # --- statements --------------------------------------------------------------------------
+    def _python_container(self, value: Optional[ast.expr]) -> bool:
+        """`list(...)`, `tuple(...)`, `[...]`, `{...}`: never a tensor, whatever the name is used
+        for elsewhere (pyro's `site_batch_shape = list(...)`, later a torch.Size whose
+        `.numel()` is no evidence of this binding)."""
+        if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+            return True
+        return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.locals \
+            and value.func.id in CONTAINER_BUILTINS
+
     def bind(self, target: ast.expr, kind: Kind, value: Optional[ast.expr] = None) -> None:
         if isinstance(target, ast.Name):
             self.locals.add(target.id)
@@ -266,7 +295,7 @@ class Env:
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.locals \
                     and value.func.id in record_types(self.symbols):
                 self.records[target.id] = value.func.id  # `state = _State(y, t)`
-            if kind is Kind.UNKNOWN and target.id in self.evidence:
+            if kind is Kind.UNKNOWN and target.id in self.evidence and not self._python_container(value):
                 kind = Kind.TENSOR  # used like a tensor elsewhere in the function (x.view(...))
             self.kinds[target.id] = kind
         elif isinstance(target, (ast.Tuple, ast.List)):

@@ -66,6 +66,9 @@ SIZE_FACTORIES = {
 }
 NUMBER_TYPES = frozenset({"int", "float", "bool", "complex", "numbers.Number", "numbers.Integral",
                           "numbers.Real"})
+# isinstance(x, T) with these proves x a Python value Dynamo holds as a constant: numbers, and a
+# slice or a str (linear_operator's `if isinstance(idx, slice): if idx == _noop_index:`)
+PYTHON_VALUE_TYPES = NUMBER_TYPES | {"slice", "str", "bytes", "range"}
 # Decorators that make Dynamo skip a function (a GM403 at its calls). Not `torch.jit.ignore` nor
 # `torch.jit.unused`: they concern TorchScript only, and Dynamo inlines such a function like any
 # other (measured, torch 2.13; vector-quantize-pytorch's `@torch.jit.ignore` codebook init breaks
@@ -974,15 +977,15 @@ def _tensor_tests(test: ast.expr, symbols: Symbols) -> tuple[list[str], list[str
 
 
 def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
-    """Names that `test` proves Python numbers when true: `isinstance(n, int)`,
-    `isinstance(n, (int, float))`, and those among the operands of an `and`."""
+    """Names that `test` proves Python numbers (or slices, strs) when true: `isinstance(n, int)`,
+    `isinstance(n, (int, float))`, `isinstance(i, slice)`, and those among the operands of an `and`."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [n for v in test.values for n in _isinstance_numbers(v, symbols)]
     if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
             and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
         return []
     types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-    if types and all((symbols.qualify(t) or "") in NUMBER_TYPES for t in types):
+    if types and all((symbols.qualify(t) or "") in PYTHON_VALUE_TYPES for t in types):
         return [test.args[0].id]
     return []
 

@@ -270,7 +270,7 @@ class Symbols:
                 calls.append(node)
                 f = node.func
                 if fi is not None and type(f) is Attribute and type(f.value) is Name \
-                        and f.attr in evidence_methods:
+                        and f.attr in evidence_methods and not _str_split(node):
                     fi._evidence.add(f.value.id)
             elif t is Attribute:
                 if fi is not None and type(node.value) is Name \
@@ -491,6 +491,17 @@ def sole_return(fn: ast.AST) -> Optional[ast.expr]:
     a docstring allowed before it); None for any other body."""
     body = fn.body[1:] if ast.get_docstring(fn, clean=False) is not None else fn.body
     return body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+
+
+def _str_split(c: ast.Call) -> bool:
+    """`s.split()`, `s.split("->")`, `s.split(sep=",")`: str.split (a tensor's split takes sizes;
+    pyro's `inputs, output = equation.split("->")`, realcode round 8)."""
+    if not (isinstance(c.func, ast.Attribute) and c.func.attr in ("split", "rsplit")):
+        return False
+    if not c.args and not c.keywords:
+        return True
+    first = c.args[0] if c.args else next((k.value for k in c.keywords if k.arg == "sep"), None)
+    return isinstance(first, ast.Constant) and isinstance(first.value, str)
 
 
 def _is_getter_call(c: ast.Call, ci: "ClassInfo") -> bool:
