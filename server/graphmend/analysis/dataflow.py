@@ -482,6 +482,12 @@ class Env:
                 if tf in TORCH_STATIC_FUNCS:
                     return Kind.STATIC
                 return Kind.TENSOR
+            if q == "getattr" and e.args and self.kind(e.args[0]) is not Kind.STATIC:
+                # an attribute picked by name may be a tensor (pyro's `new_field = getattr(samples,
+                # f.name)`, then `new_field[idx]`): as unknown as `samples.x`; of a config, static
+                name = e.args[1] if len(e.args) > 1 else None
+                if not (isinstance(name, ast.Constant) and name.value in STATIC_ATTRS):
+                    return Kind.UNKNOWN
             if q in ("len", "isinstance", "hasattr", "getattr", "callable", "range", "type", "id",
                      "str", "repr", "print", "issubclass"):
                 return Kind.STATIC

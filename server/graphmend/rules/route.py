@@ -237,6 +237,10 @@ def _claim(sites: list[Site], fi, symbols) -> list[Site]:
         inside = [s for s in inside if id(s.node) in routing]  # other breaks in the loop stay theirs
         if not (selectors or hit is not None or masks):
             continue
+        if hit is None and not _per_iteration(loop, body, [*selectors, *(m.targets[0].slice for m in masks)]):
+            # the same selection on every pass (pyro's `field[key][idx] = new_field[key][idx]` over
+            # a dataclass's fields, realcode round 8): a masked copy in a loop, no expert dispatch
+            continue
         # a masked store alone (`logits[logits < v[:, [-1]]] = -inf`, monai's top-k sampling loop)
         # is an index_put Dynamo traces: no dispatch breaks without a masked read
         if not (inside or at_hit or any(_reads_masked(m.value, bools) for m in masks)):
@@ -263,6 +267,28 @@ def _claim(sites: list[Site], fi, symbols) -> list[Site]:
         out = [s for s in out if id(s) not in claimed]
         out[pos:pos] = new
     return out
+
+
+def _per_iteration(loop: ast.For, body, routing: list[ast.expr]) -> bool:
+    """Some routing expression reads the loop's variables, or a name the loop body binds from
+    them (`mask = routing == i`, `torch.where(expert_mask[e])`): each expert selects its own."""
+    varying = _bound(loop.target)
+    for _ in range(2):
+        for s in body:
+            if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and s.value is not None \
+                    and any(isinstance(n, ast.Name) and n.id in varying for n in fast_walk(s.value)):
+                for t in (s.targets if isinstance(s, ast.Assign) else [s.target]):
+                    varying |= _bound(t)
+    return any(isinstance(n, ast.Name) and n.id in varying for e in routing for n in fast_walk(e))
+
+
+def _bound(t: ast.expr) -> set[str]:
+    """The names an assignment target binds (`a`, `a, (b, *c)`; not those of `x[i]` or `o.f`)."""
+    if isinstance(t, ast.Name):
+        return {t.id}
+    if isinstance(t, (ast.Tuple, ast.List)):
+        return {n for e in t.elts for n in _bound(e)}
+    return _bound(t.value) if isinstance(t, ast.Starred) else set()
 
 
 def _mask_assigns(body, bools: set[str]) -> list[ast.Assign]:
