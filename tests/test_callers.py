@@ -42,6 +42,32 @@ def break_lines(fn, *args, path: str) -> set[int]:
     return out
 
 
+def logged_break_lines(fn, *args, path: str) -> set[int]:
+    """The lines of `path` where Dynamo breaks, per its graph-break log (innermost frame in that
+    file). Unlike explain(), it sees a break inside a loop, after which Dynamo skips the frame."""
+    import re
+
+    import torch._dynamo.symbolic_convert  # noqa: F401 - creates the graph-break loggers
+
+    records: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda r: records.append(r.getMessage())  # type: ignore[method-assign]
+    torch._logging.set_logs(graph_breaks=True)
+    logs = [logging.getLogger(n) for n in list(logging.root.manager.loggerDict) if n.endswith("__graph_breaks")]
+    for log in logs:
+        log.addHandler(handler)
+    try:
+        torch._dynamo.reset()
+        torch.compile(fn, backend="eager")(*args)
+    finally:
+        for log in logs:
+            log.removeHandler(handler)
+        torch._logging.set_logs()
+        torch._dynamo.reset()
+    pattern = re.compile(r'File "' + re.escape(path) + r'", line (\d+)')
+    return {int(found[-1]) for r in records if (found := pattern.findall(r))}
+
+
 def sites(findings) -> set[tuple[str, int]]:
     return {(f.code, f.span.start.line) for f in findings}
 

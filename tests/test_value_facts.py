@@ -11,7 +11,7 @@ from difftest import load_module
 from graphmend import scan
 from graphmend.analysis import analyze_source
 from graphmend.config import Settings
-from test_callers import break_lines, sites
+from test_callers import break_lines, logged_break_lines, sites
 
 
 TABLEAU = """\
@@ -321,3 +321,40 @@ def test_python_values_that_look_like_tensors(tmp_path):
     assert break_lines(mod.batch_shapes, x, [{"shape": (1, 2)}, {"shape": (3,)}], path=mod.__file__) == set()
     assert break_lines(mod.gen, x, {0: 1.0}, 1.0, path=mod.__file__) == set()
     assert break_lines(mod.gen, x, {0: 1.0}, torch.tensor(1.0), path=mod.__file__) == {39}
+
+
+OPTIMIZER = """\
+import torch
+
+
+class Prodigyish(torch.optim.Optimizer):
+    def __init__(self, params, lr=1.0):
+        super().__init__(params, dict(lr=lr))
+
+    @torch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if "p0" not in state:
+                    if p.any():
+                        state["p0"] = p.flatten().clone()
+                    else:
+                        state["p0"] = torch.tensor(0.0)
+                p.add_(p.grad, alpha=-group["lr"])
+"""
+
+
+def test_an_optimizers_parameters_are_tensors(tmp_path):
+    """prodigyopt (realcode round 8): `for p in group['params']` over `self.param_groups` of a
+    torch.optim.Optimizer gives its parameters; `if p.any():` branches on one. The attribute
+    was taken for a static value, so nothing was reported; Dynamo breaks there."""
+    found = analyze_source(OPTIMIZER, "opt.py", Settings(scope="module")).findings
+    assert sites(found) == {("GM201", 16)}
+    mod = load_module(OPTIMIZER, tmp_path, "opt_run")
+    w = torch.nn.Parameter(torch.ones(3))
+    w.grad = torch.ones(3)
+    opt = mod.Prodigyish([w])
+    assert logged_break_lines(opt.step, path=mod.__file__) == {16}  # in a loop: explain() sees none

@@ -92,6 +92,31 @@ CONTAINER_HEADS = ("tuple", "list", "dict", "set", "sequence", "iterable", "mapp
 FLAG_PREFIXES = ("output_", "use_", "return_", "is_", "has_", "do_", "with_", "skip_", "enable_")
 
 
+OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
+OPTIMIZER_STATE = frozenset({"param_groups", "state"})
+
+
+def _is_optimizer(sym: Symbols, ci: ClassInfo) -> bool:
+    """`ci` derives from torch.optim.Optimizer (through classes of its file or others)."""
+    todo, seen = [(sym, ci)], 0
+    while todo and seen < 8:
+        s, c = todo.pop()
+        seen += 1
+        for b in c.bases:
+            if b in OPTIMIZER_BASES:
+                return True
+            if not b or b.startswith(("torch.", "builtins.", "typing.")):
+                continue
+            local = b.rsplit(".", 1)[-1]
+            if b == f"{s.module}.{local}" and local in s.classes:
+                todo.append((s, s.classes[local]))
+            elif s.workspace is not None:
+                got = s.workspace.resolve_class(b)
+                if got is not None:
+                    todo.append(got)
+    return False
+
+
 def imports_torch(symbols: Symbols) -> bool:
     """Whether the module imports torch or anything from it (computed once per Symbols)."""
     got = symbols.__dict__.get("_imports_torch")
@@ -374,6 +399,10 @@ class Env:
             return self.self_kinds[attr]
         if self.cls is None:
             return Kind.STATIC
+        if attr in OPTIMIZER_STATE and attr not in self.cls.attr_ctors and _is_optimizer(self.symbols, self.cls):
+            # torch.optim.Optimizer's groups of parameters and their state (prodigy's `for p in
+            # group['params']: ... if p.any():`, realcode round 8): what they hold is not static
+            return Kind.UNKNOWN
         if attr in self.cls.buffers:
             return Kind.TENSOR
         ctor = self.cls.attr_ctors.get(attr)
