@@ -464,7 +464,7 @@ class _BreakLog(logging.Handler):
         reason = text.split("Graph Break Reason:", 1)[-1].strip().splitlines()
         self.breaks.append({"site": {"file": m["file"], "short": _short_path(m["file"]), "line": int(m["line"])},
                             "gb": text[idx + 4: idx + 10].upper() if idx >= 0 else None,
-                            "summary": reason[0] if reason else "",
+                            "summary": reason[0] if reason else "", "detail": break_detail(text),
                             "skipped": "Skipping the function" in text, "user_stack": stack})
         sk = _LOG_SKIPPED.search(text)
         if sk is not None:  # the frame Dynamo gave up on (a graph break in a loop names it)
@@ -626,9 +626,73 @@ def reason_dict(reason) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------------
 
 
+def break_detail(text: str, limit: int = 2000) -> str:
+    """The break's own text in a graph_breaks log record: what follows the `Graph Break Reason:`
+    header line (the break type, its explanation, hints and developer debug context: `builtin
+    operator `print``, `module: _warnings, qualname: warn`), up to the user code traceback."""
+    body = text.split("Graph Break Reason:", 1)[-1].partition("\n")[2]
+    return body.split("User code traceback:", 1)[0].strip()[:limit]
+
+
+class _TracedLines(logging.Handler):
+    """Every source line Dynamo's symbolic interpreter started (its `trace_source` artifact log,
+    one record per new line of a traced or inlined frame, resume functions included), by file:
+    the evidence that Dynamo traced a frame at all, and how far. The record's argument is a
+    LazyString bound to the instruction translator; it is read directly (no message formatting),
+    with the message parsed as a fallback."""
+
+    NAME = "torch._dynamo.symbolic_convert.__trace_source"
+    _MSG = re.compile(r"TRACE starts_line (?P<file>.+?):(?P<line>\d+) in ")
+
+    def __init__(self, markers: list[str]) -> None:
+        super().__init__(level=logging.NOTSET)
+        self.markers = markers
+        self.lines: dict[str, set[int]] = {}
+        self._keep: dict[str, bool] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            lazy = record.args[0] if record.args else None
+            tx = getattr(getattr(lazy, "func", None), "__self__", None)
+            if tx is not None and hasattr(tx, "f_code") and isinstance(getattr(tx, "lineno", None), int):
+                fname, line = tx.f_code.co_filename, tx.lineno
+            else:
+                m = self._MSG.search(record.getMessage())
+                if m is None:
+                    return
+                fname, line = m["file"], int(m["line"])
+        except Exception:  # pragma: no cover
+            return
+        ok = self._keep.get(fname)
+        if ok is None:
+            norm = fname.replace(os.sep, "/")
+            ok = self._keep[fname] = any(mk in norm for mk in self.markers)
+        if ok:
+            self.lines.setdefault(fname, set()).add(line)
+
+    @contextlib.contextmanager
+    def capture(self):
+        """Enable the artifact logger for this block only, into this handler alone (not torch's
+        stderr handler: one record per traced line)."""
+        lg = logging.getLogger(self.NAME)
+        level, propagate = lg.level, lg.propagate
+        lg.setLevel(logging.DEBUG)
+        lg.propagate = False
+        lg.addHandler(self)
+        try:
+            yield self
+        finally:
+            lg.removeHandler(self)
+            lg.setLevel(level)
+            lg.propagate = propagate
+
+    def result(self) -> dict[str, list[int]]:
+        return {_short_path(f): sorted(v) for f, v in self.lines.items()}
+
+
 def graph_break_log(records: list[str]) -> list[dict[str, Any]]:
     """`Graph break in user code at FILE:LINE` records of Dynamo's graph_breaks log: file, line,
-    the first line of the reason."""
+    the first line of the reason, and the break's own text (`detail`, see `break_detail`)."""
     out = []
     for rec in records:
         head, _, rest = rec.partition("\n")
@@ -641,7 +705,7 @@ def graph_break_log(records: list[str]) -> list[dict[str, Any]]:
         idx = rest.find("/gb/gb")
         gb = rest[idx + 4: idx + 10].upper() if idx >= 0 else None
         out.append({"file": file, "line": int(line), "reason": reason, "gb": gb,
-                    "duplicate": "suppressed" in head})
+                    "duplicate": "suppressed" in head, "detail": break_detail(rec)})
     return out
 
 
@@ -783,6 +847,8 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
         torch._logging.set_logs(recompiles=True, graph_breaks=True)
         break_log = _BreakLog()
         logging.getLogger("torch._dynamo").addHandler(break_log)
+        # the lines Dynamo traced (compiled call and explain), in the files coverage records
+        traced = _TracedLines(marker.split(",")) if coverage else None
         compiled = torch.compile(model, backend=counting_backend)
         compiled_events: list[list[dict[str, Any]]] = []
         graphs_per_call: list[int] = []
@@ -794,7 +860,7 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
             before_g, before_r = len(graphs), len(recompile_handler.records)
             events = []
             try:
-                with capture.phase(events):
+                with capture.phase(events), (traced.capture() if traced is not None else contextlib.nullcontext()):
                     out_c = compiled(**inputs)
             except Exception:
                 compile_error = traceback.format_exc()
@@ -837,7 +903,7 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
             explain_events: list[dict[str, Any]] = []
             before_r = len(recompile_handler.records)
             try:
-                with capture.phase(explain_events):
+                with capture.phase(explain_events), (traced.capture() if traced is not None else contextlib.nullcontext()):
                     ex = torch._dynamo.explain(model)(**inputs)
                 result["explain"] = {
                     "graph_count": ex.graph_count,
@@ -851,6 +917,8 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
             result["messages"]["explain"] = explain_events
             result["timings"]["explain_s"] = round(time.perf_counter() - t, 2)
 
+    if coverage and traced is not None:
+        result["traced_lines"] = traced.result()
     for lg in tf_loggers:
         lg.removeHandler(capture)
     result["outputs"] = {phase: {name: tensor_digest(v) for name, v in tensors.items()}

@@ -26,13 +26,26 @@ other kinds are listed apart); findings on executed lines and how many Dynamo re
 (precision; the rest are listed as false alarms); mended-but-still-breaking sites (a finding the
 fix applied whose span still holds a break of the mended run); outputs bitwise equal and messages
 equal in order (eager / compiled / original-eager vs mended-compiled), as in ``models.py``.
+
+A break counts as a kind GraphMend names by its registry id, except for the ids several causes
+share (``SHARED_GB``: GB0059 any builtin operator, GB0007 any skipped function, GB0088 any observed
+exception): those only when the break's own text (the explain / backend reason, or the ``detail``
+the child keeps of a graph_breaks log record) names what the code covers (``attribute``: `print`,
+`warnings.warn`, a call of GM403's list, a None value). A finding on an executed line is scored
+only where Dynamo could have broken there: not in a function Dynamo skipped (``masked_by_skip``),
+and not on a line that ran eagerly because Dynamo never traced its frame, or ran the rest of it
+eagerly after a break it could not resume from (``not_traced``, from the lines Dynamo traced,
+which the child records from its ``trace_source`` log as ``traced_lines``; a line of a frame
+Dynamo traced counts, also one its trace did not reach).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -50,8 +63,24 @@ DEFAULT_VENV = REPO / ".bench" / "venv-realcode"
 QUICK = "diffusers-ddim-step,diffusers-euler-step,vq-train"
 
 #: Dynamo break types GraphMend has a code for (by registry id; reasons without an id by summary).
+#: An id in SHARED_GB covers several causes, of which GraphMend names only some: such a break is
+#: attributed by its reason text (`attribute`), not by its id.
 NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "GM201/GM301",
             "GB0124": "GM401", "GB0033": "GM401", "GB0038": "GM401", "GB0036": "GM402", "GB0088": "GM501"}
+#: GB0059 "Failed to trace builtin operator" (`print`, but also `matmul` on two LinearOperators);
+#: GB0007 "Attempted to call function marked as skipped" (`warnings.warn`, but also
+#: `sys._getframe`, `importlib.import_module`, `pickle.dumps`); GB0088 "Observed exception" (a
+#: compile-only None default, but any exception Dynamo sees raised). The others name one cause:
+#: GB0291 a logging.Logger method, GB0170 a jump on a tensor, GB0124 `.item()`, GB0033 an operator
+#: with a data-dependent non-tensor output (`_local_scalar_dense`, `equal`), GB0038 a slice with
+#: tensor bounds, GB0036 an operator with a data-dependent output shape.
+SHARED_GB = frozenset({"GB0059", "GB0007", "GB0088"})
+#: GM403's untraceable calls (graphmend.analysis.detect.UNTRACEABLE; this copy when it cannot be
+#: imported), as Dynamo names them once a leading underscore is dropped (`_pickle.dumps`).
+_UNTRACEABLE = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.sleep", "pdb.set_trace",
+                          "breakpoint", "input", "open", "copy.deepcopy", "pickle.dumps", "pickle.loads",
+                          "os.system", "subprocess.run", "sys.stdout.write", "sys.stderr.write", "torch.save",
+                          "torch.load", "numpy.random.rand", "random.random"})
 SUMMARY_GB = [("generic_jump", "GB0170"), ("Data-dependent branching", "GB0170"),
               ("Unsupported Tensor.item()", "GB0124"), ("Dynamic shape operator", "GB0036"),
               ("Data dependent operator", "GB0033"), ("logging.Logger", "GB0291")]
@@ -125,6 +154,65 @@ def kind_of(reason: dict[str, Any]) -> str | None:
     return next((g for key, g in SUMMARY_GB if key in text), None)
 
 
+def _untraceable() -> frozenset[str]:
+    try:
+        from graphmend.analysis.detect import UNTRACEABLE
+        return frozenset(UNTRACEABLE) | _UNTRACEABLE
+    except Exception:  # GraphMend not importable here (the test, another interpreter)
+        return _UNTRACEABLE
+
+
+_BUILTIN_OP = re.compile(r"builtin operator `([^`]+)`|Developer debug context: builtin (\S+) \[")
+_SKIPPED_FN = re.compile(r"module: ([\w.]+), qualname: ([\w.<>]+)")
+_SKIPPED_EXPL = re.compile(r"trace the (?:Python )?builtin `([\w.]+?)\.?`|the function `(\w+)` in file")
+
+
+def attribute(gb: str | None, text: str | None) -> str | None:
+    """The GraphMend code a break of registry id `gb` is one of, or None. `text`: the break's own
+    text (explain / backend reason, or the `detail` of a graph_breaks log record); None where the
+    record kept none (an older child's log record), and then the id alone decides, as before. A
+    break of an id in SHARED_GB counts only when its text names what the code covers: `print` for
+    GM101 (an untraceable builtin such as `open` for GM403), `warnings.warn` for GM103 (a call of
+    GM403's list such as `pickle.dumps` for GM403), a None value (`NoneType`) for GM501."""
+    if gb not in NAMED_GB:
+        return None
+    if gb not in SHARED_GB or text is None:
+        return NAMED_GB[gb]
+    if gb == "GB0059":
+        m = _BUILTIN_OP.search(text)
+        name = (m.group(1) or m.group(2)) if m else None
+        if name == "print":
+            return "GM101"
+        return "GM403" if name and name in _untraceable() else None
+    if gb == "GB0007":
+        m = _SKIPPED_FN.search(text)
+        if m:
+            qual = f"{m.group(1).lstrip('_')}.{m.group(2)}"
+        else:
+            e = _SKIPPED_EXPL.search(text)
+            qual = (e.group(1) or e.group(2) or "").lstrip("_") if e else ""
+        if qual in ("warnings.warn", "builtins.warn"):
+            return "GM103"
+        return "GM403" if qual in _untraceable() else None
+    if gb == "GB0088":
+        return NAMED_GB[gb] if "NoneType" in text else None
+    return None
+
+
+def _cause(gb: str | None, text: str | None) -> str:
+    """A short name of what a break's text says it broke on (for a site left unattributed)."""
+    if not text:
+        return ""
+    m = _BUILTIN_OP.search(text)
+    if gb == "GB0059" and m:
+        return f"builtin `{m.group(1) or m.group(2)}`"
+    m = _SKIPPED_FN.search(text)
+    if gb == "GB0007" and m:
+        return f"skipped `{m.group(1)}.{m.group(2)}`"
+    ex = re.search(r"Developer debug context: (.*)", text)
+    return ex.group(1)[:80] if ex else ""
+
+
 def _inside(rel: str, packages: tuple[str, ...]) -> bool:
     return rel.startswith(tuple(p + "/" for p in packages))
 
@@ -144,21 +232,34 @@ def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> l
         else:
             key, src = (f"<outside {', '.join(packages)}>", 0), ""
         s = out.setdefault(key, {"file": key[0], "line": key[1], "source": src, "kind": kind_of(r),
-                                 "summary": (r.get("summary") or "")[:120], "stack": set(), "count": 0})
+                                 "summary": (r.get("summary") or "")[:120], "stack": set(), "count": 0,
+                                 "records": []})
         s["stack"] |= {(_rel(f["file"], site), f["line"]) for f in frames[:-1]}
         s["count"] += 1
+        s["records"].append((kind_of(r), r.get("reason")))
     for b in res.get("graph_break_log") or []:  # also breaks whose graph before them was empty
         rel = _rel(b["file"], site)
         if not _inside(rel, packages):
             continue
         s = out.setdefault((rel, b["line"]), {"file": rel, "line": b["line"], "source": "", "kind": b.get("gb"),
                                               "summary": (b.get("reason") or "")[:120], "stack": set(),
-                                              "count": 0, "log_only": True})
+                                              "count": 0, "log_only": True, "records": []})
         s["kind"] = s["kind"] or b.get("gb")
         s["count"] += 1
+        # the header line ("Encountered graph break when ...") is not the break's text: `detail` is
+        s["records"].append((b.get("gb"), b.get("detail")))
     for s in out.values():
         s["stack"] = sorted(s["stack"])
-        s["named"] = s["kind"] in NAMED_GB
+        # the site's kind (its first record's id, as before) is attributed by the text of its
+        # records of that id; when none of them kept any (an older child's log record, a
+        # hand-built one) by the id alone
+        g = s["kind"]
+        told = [t for k, t in s.pop("records") if k == g and t] or [None]
+        codes = sorted({c for t in told if (c := attribute(g, t))})
+        s["codes_named"] = codes
+        s["named"] = bool(codes)
+        if g in NAMED_GB and not codes:  # an id GraphMend names, broken on another cause
+            s["cause"] = next((c for t in told if (c := _cause(g, t))), "?")
     return sorted(out.values(), key=lambda s: (s["file"], str(s["line"])))
 
 
@@ -198,6 +299,70 @@ def skipped_regions(res: dict[str, Any], packages: tuple[str, ...], site: Path) 
     return out
 
 
+_FUNCS: dict[Path, list[tuple[int, int, str, list[tuple[int, int]]]]] = {}
+
+
+def _functions(path: Path) -> list[tuple[int, int, str, list[tuple[int, int]]]]:
+    """(first line, last line, name, [(first, last) of the functions nested in it]) of every
+    function of a file (lambdas and comprehensions stay part of theirs); [] when it does not parse."""
+    if path not in _FUNCS:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            tree = None
+        out = []
+        for n in ast.walk(tree) if tree is not None else ():
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inner = [(c.lineno, c.end_lineno) for c in ast.walk(n) if c is not n
+                         and isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+                out.append((n.lineno, n.end_lineno, n.name, inner))
+        _FUNCS[path] = out
+    return _FUNCS[path]
+
+
+def unresumed_breaks(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> set[tuple[str, int]]:
+    """(file, line), in the entry's packages, of every break after which Dynamo ran the rest of
+    the frame it broke in eagerly: "cannot resume from ... skipping the rest of the function", or
+    "Skipping the function and falling back to eager" (graph_breaks log, as the child records it
+    in `log_breaks`). Only the frame the break is in (the record's site, its innermost user frame):
+    the frames above it resume after the call (torch 2.13 traces their resume functions), and a
+    line of theirs Dynamo traced counts anyway."""
+    out = set()
+    for b in res.get("log_breaks") or []:
+        head = b.get("summary") or ""
+        if "cannot resume" not in head and "Skipping the function" not in head and not b.get("skipped"):
+            continue
+        f = b.get("site") or ((b.get("user_stack") or [{}])[-1])
+        rel = _rel(f.get("file", ""), site)
+        if f.get("line") and _inside(rel, packages):
+            out.add((rel, f["line"]))
+    return out
+
+
+def not_traced(f: dict[str, Any], traced: dict[str, set[int]], unresumed: set[tuple[str, int]],
+               site: Path) -> str | None:
+    """Why Dynamo never saw the executed line of finding `f` (so no break could show there), or None
+    when it may have: its span holds a line Dynamo traced, or its function had Dynamo trace it with
+    no break before the finding that Dynamo could not resume from. `traced`: the lines Dynamo
+    traced (`traced_lines` of the child), by package-relative file. A line the trace of its frame
+    simply did not reach (a branch not taken under compile) still counts."""
+    lines = traced.get(f["file"], set())
+    if any(ln in lines for ln in _span(f)):
+        return None
+    enclosing = [fn for fn in _functions(site / f["file"]) if fn[0] <= f["line"] <= fn[1]]
+    if not enclosing:
+        return None  # module level: not a frame this scoring can judge
+    first, last, name, inner = max(enclosing, key=lambda fn: fn[0])
+    own = [ln for ln in lines if first <= ln <= last and not any(a <= ln <= b for a, b in inner)]
+    if not own:
+        return f"{name}() never traced"
+    cut = sorted(ln for file, ln in unresumed if file == f["file"] and first <= ln < f["line"]
+                 and not any(a <= ln <= b for a, b in inner))
+    if cut:
+        return f"{name}() ran eagerly from line {cut[0]} on (a break Dynamo could not resume from)"
+    return None
+
+
 def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list[dict[str, Any]],
              packages: tuple[str, ...], site: Path, training: bool = False) -> dict[str, Any]:
     """`training`: the entry runs its modules in training mode (a finding that breaks only in eval,
@@ -211,7 +376,13 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
     cov = {k if _inside(k, packages) else _rel(k, site): set(v) for k, v in (orig.get("coverage") or {}).items()}
     frames = [(s["file"], s["line"]) for s in sites] + [fl for s in sites for fl in s["stack"]]
     executed, confirmed, false_alarms, conditional, masked, undecided = [], [], [], [], [], []
+    unseen: list[dict[str, Any]] = []
     skipped = skipped_regions(orig, packages, site)
+    # the lines Dynamo traced; None from a child that did not record them (then every executed
+    # line counts, as before)
+    traced = None if orig.get("traced_lines") is None else {
+        k if _inside(k, packages) else _rel(k, site): set(v) for k, v in orig["traced_lines"].items()}
+    unresumed = unresumed_breaks(orig, packages, site) if traced is not None else set()
     for f in findings:
         if not any(ln in cov.get(f["file"], ()) for ln in _span(f)):
             continue
@@ -231,6 +402,10 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
         inside = [k for k in skipped if k[0] == f["file"] and k[1] <= f["line"] <= k[2]]
         if inside and not broke and f["code"] != "GM501":
             masked.append({**f, "function": inside[0][3]})
+            continue
+        why = None if broke or inside or traced is None else not_traced(f, traced, unresumed, site)
+        if why:  # executed eagerly in a frame Dynamo never traced: neither confirmed nor a false alarm
+            unseen.append({**f, "why": why})
             continue
         executed.append(f)
         if broke or inside:  # a GM501 predicts that skip
@@ -254,7 +429,7 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
             "findings": len(findings), "findings_executed": len(executed), "confirmed": len(confirmed),
             "precision": round(len(confirmed) / len(executed), 3) if executed else None,
             "false_alarms": false_alarms, "conditional_not_met": conditional, "masked_by_skip": masked,
-            "conditional_undecided": undecided,
+            "conditional_undecided": undecided, "not_traced": unseen,
             "fixable": sum(1 for f in findings if f.get("fixable")),
             "fixable_executed": sum(1 for f in executed if f.get("fixable")), "still_breaking": still}
 
@@ -291,11 +466,12 @@ def measure(name: str, *, py: Path, site: Path, timeout: float, log) -> dict[str
     row["hook"] = {k: h.get(k) for k in ("modules", "mended_modules", "fixes", "failed")}
     row["seconds"] = round(time.perf_counter() - t0, 1)
     for side in ("original", "mended"):  # keep the JSON small: drop what the report does not use
-        for k in ("coverage", "graph_details", "messages"):
+        for k in ("coverage", "traced_lines", "graph_details", "messages"):
             row[side].pop(k, None) if k != "messages" else None
     log(f"[{name}] breaks {orig.get('breaks')} -> {mended.get('breaks')}, "
         f"recall {row.get('found')}/{row.get('named_sites')}, executed findings {row.get('findings_executed')} "
-        f"confirmed {row.get('confirmed')}, still breaking {len(row.get('still_breaking') or [])} "
+        f"confirmed {row.get('confirmed')}, not traced {len(row.get('not_traced') or [])}, "
+        f"still breaking {len(row.get('still_breaking') or [])} "
         f"({row['seconds']} s)")
     return row
 
@@ -316,13 +492,14 @@ def _eq3(cmp: dict[str, Any] | None, what: str) -> str:
 
 def table(rows: list[dict[str, Any]], markdown: bool = True) -> str:
     header = ["model", "package", "breaks before -> after", "break events (log)", "named break sites", "recall",
-              "findings (executed)", "confirmed", "precision (executed)", "false alarms", "fixes applied",
+              "findings (executed)", "confirmed", "precision (executed)", "false alarms", "not traced",
+              "fixes applied",
               "still breaking", "outputs equal E/C/X", "messages equal E/C/X"]
     out = []
     for r in rows:
         o, m = r.get("original") or {}, r.get("mended") or {}
         if not o.get("ok"):
-            out.append([r["name"], r["dist"], "ERR: " + str(o.get("error", "?")).splitlines()[0][:60]] + ["-"] * 11)
+            out.append([r["name"], r["dist"], "ERR: " + str(o.get("error", "?")).splitlines()[0][:60]] + ["-"] * 12)
             continue
         after = str(m.get("breaks")) if m.get("ok") else "ERR"
         ev = "{} -> {}".format(len(o.get("graph_break_log") or []),
@@ -331,7 +508,8 @@ def table(rows: list[dict[str, Any]], markdown: bool = True) -> str:
                     f"{o.get('breaks')} -> {after}", ev, str(r["named_sites"]),
                     f"{r['found']}/{r['named_sites']} ({_pct(r['recall'])})",
                     f"{r['findings']} ({r['findings_executed']})", str(r["confirmed"]), _pct(r["precision"]),
-                    str(len(r["false_alarms"])), str((r.get("hook") or {}).get("fixes") or 0),
+                    str(len(r["false_alarms"])), str(len(r.get("not_traced") or [])),
+                    str((r.get("hook") or {}).get("fixes") or 0),
                     str(len(r["still_breaking"])), _eq3(r.get("compare"), "outputs"),
                     _eq3(r.get("compare"), "messages")])
     return bench._format(header, out, markdown)
@@ -352,6 +530,7 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "conditional_not_met": sum(len(r.get("conditional_not_met") or []) for r in ok),
             "conditional_undecided": sum(len(r.get("conditional_undecided") or []) for r in ok),
             "masked_by_skip": sum(len(r.get("masked_by_skip") or []) for r in ok),
+            "not_traced": sum(len(r.get("not_traced") or []) for r in ok),
             "still_breaking": sum(len(r["still_breaking"]) for r in ok),
             "outputs_equal": all(_eq3(r.get("compare"), "outputs") == "yes/yes/yes" for r in ok),
             "messages_equal": all(_eq3(r.get("compare"), "messages") == "yes/yes/yes" for r in ok)}
@@ -371,9 +550,11 @@ def markdown(data: dict[str, Any]) -> str:
                 f"(training or eval mode) the run did not meet, {t.get('conditional_undecided', 0)} conditional "
                 f"findings that did not break whose condition names a value the scoring cannot evaluate "
                 f"(listed with it below), {t.get('masked_by_skip', 0)} in code Dynamo "
-                "skipped (fell back to eager), where no break can show."
+                f"skipped (fell back to eager), where no break can show, {t.get('not_traced', 0)} on lines "
+                "that ran eagerly in a frame Dynamo never traced (or whose rest it ran eagerly after a "
+                "break it could not resume from): not traced."
                 if t.get("conditional_not_met") or t.get("masked_by_skip") or t.get("conditional_undecided")
-                else "")]
+                or t.get("not_traced") else "")]
     sections = [("Misses (a named break site no finding covers)", "misses",
                  lambda s: f"{s['file']}:{s['line']} {s['kind']} {s['summary'][:70]!r} `{s['source'][:60]}`"),
                 ("False alarms (finding on an executed line, Dynamo did not break there)", "false_alarms",
@@ -387,10 +568,14 @@ def markdown(data: dict[str, Any]) -> str:
                 ("Apart: in code Dynamo skipped (a break before them in the same frame made it fall back "
                  "to eager)", "masked_by_skip",
                  lambda f: f"{f['file']}:{f['line']} {f['code']} in {f['function']}()"),
+                ("Apart: not traced (executed eagerly in a frame Dynamo never traced, or after a break "
+                 "it could not resume from)", "not_traced",
+                 lambda f: f"{f['file']}:{f['line']} {f['code']} ({f['why']})"),
                 ("Mended but still breaking", "still_breaking",
                  lambda f: f"{f['file']}:{f['line']} {f['code']} ({f['break'][:70]})"),
                 ("Break sites of kinds GraphMend does not name", "other_sites",
-                 lambda s: f"{s['file']}:{s['line']} {s['kind'] or '-'} {s['summary'][:80]!r}")]
+                 lambda s: f"{s['file']}:{s['line']} {s['kind'] or '-'} {s['summary'][:80]!r}"
+                           + (f" (an id GraphMend names, another cause: {s['cause']})" if s.get("cause") else ""))]
     for title, key, fmt in sections:
         items: dict[str, list[str]] = {}
         for r in rows:

@@ -1,0 +1,180 @@
+"""Two rules of benchmarks/realcode.py's scoring, on hand-built child records (no torch import):
+
+* a break id several causes share (GB0059 "Failed to trace builtin operator", GB0007 "Attempted
+  to call function marked as skipped", GB0088 "Observed exception") is attributed to a GraphMend
+  code only when the break's own text names what the code covers (realcode round 8: botorch's
+  `scale_mat @ lcv @ scale_mat` broke with GB0059 on `matmul`, not a print; pyro's
+  `sys._getframe(1)` and `importlib.import_module` with GB0007, not a warnings.warn);
+* a finding on a line that ran eagerly in a frame Dynamo never traced, or after a break in its
+  frame that Dynamo could not resume from, is "not traced": neither confirmed nor a false alarm
+  (botorch's low_rank.py:164 after the unresumable break at :117). A line of a frame Dynamo traced
+  still counts, also one its trace did not reach (a branch not taken under compile).
+
+Texts are Dynamo's own (torch 2.13), shortened."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from loading import load_path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PRINT = ("Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin operator "
+         "`print` with argument types ['str'] (has_kwargs False)\n\n  Developer debug context: builtin print "
+         "[<class 'torch._dynamo.variables.constant.ConstantVariable'>] False")
+MATMUL = ("Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin operator "
+          "`matmul` with argument types ['DiagLinearOperator', 'DenseLinearOperator'] (has_kwargs False)\n"
+          "  Hint: If you are attempting to call a logging function (e.g. `print`), you can try adding it to "
+          "`torch._dynamo.config.reorderable_logging_functions`.\n\n  Developer debug context: builtin matmul "
+          "[<class 'UserDefinedObjectVariable'>, <class 'UserDefinedObjectVariable'>] False")
+WARN = ("Attempted to call function marked as skipped\n  Explanation: Dynamo does not know how to trace the "
+        "Python builtin `_warnings.warn`.\n\n  Developer debug context: module: _warnings, qualname: warn, "
+        "skip reason: cannot determine source file for _warnings (likely a C extension or builtin)")
+GETFRAME = ("Attempted to call function marked as skipped\n  Explanation: Dynamo does not know how to trace the "
+            "builtin `sys._getframe.` This function is either a Python builtin (e.g. _warnings.warn) or a "
+            "third-party C/C++ Python extension (perhaps created with pybind).\n\n  Developer debug context: "
+            "module: sys, qualname: _getframe, skip reason: cannot determine source file for sys")
+IMPORT = ("Attempted to call function marked as skipped\n  Explanation: Dynamo developers have intentionally "
+          "marked that the function `import_module` in file `/usr/lib/python3.11/importlib/__init__.py` "
+          "should not be traced.\n\n  Developer debug context: module: importlib, qualname: import_module, "
+          "skip reason: file is under skip directory (/usr/lib/python3.11/importlib/)")
+PICKLE = ("Attempted to call function marked as skipped\n  Explanation: Dynamo does not know how to trace the "
+          "builtin `_pickle.dumps.` This function is either a Python builtin (e.g. _warnings.warn) or a "
+          "third-party C/C++ Python extension\n\n  Developer debug context: module: _pickle, qualname: dumps, "
+          "skip reason: cannot determine source file for _pickle (likely a C extension or builtin)")
+NONE_EXC = ("Observed exception\n  Explanation: Dynamo found no exception handler at the top-level compiled "
+            "function when encountering an exception.\n\n  Developer debug context: raised exception "
+            "AttributeError(\"'NoneType' object has no attribute 'shape'\")")
+KEY_EXC = ("Observed exception\n  Explanation: Dynamo found no exception handler at the top-level compiled "
+           "function when encountering an exception.\n\n  Developer debug context: raised exception "
+           "KeyError('x')")
+NONZERO = ("Dynamic shape operator\n  Explanation: Operator `aten.nonzero.default`'s output shape depends on "
+           "input Tensor data.\n\n  Developer debug context: aten.nonzero.default")
+
+
+def _bench():
+    return load_path(ROOT / "benchmarks" / "realcode.py", "graphmend_bench_realcode_scoring", reuse=True)
+
+
+def test_a_shared_break_id_is_attributed_by_its_text():
+    a = _bench().attribute
+    assert a("GB0059", PRINT) == "GM101"
+    assert a("GB0059", MATMUL) is None  # the hint names `print`: the operator is `matmul`
+    assert a("GB0007", WARN) == "GM103"
+    assert a("GB0007", GETFRAME) is None  # the explanation names `_warnings.warn` as an example
+    assert a("GB0007", IMPORT) is None
+    assert a("GB0007", PICKLE) == "GM403"  # GM403's untraceable calls
+    assert a("GB0088", NONE_EXC) == "GM501"
+    assert a("GB0088", KEY_EXC) is None
+    # an id of one cause goes by the id; an id GraphMend has no code for is never attributed
+    assert a("GB0036", NONZERO) == "GM402" and a("GB0036", "anything") == "GM402"
+    assert a("GB0142", PRINT) is None and a(None, PRINT) is None
+    # a record that kept no text of the break (an older child's log record): the id alone, as before
+    assert a("GB0059", None) == "GM101" and a("GB0007", None) == "GM103"
+
+
+def test_break_sites_name_a_shared_id_only_for_its_cause():
+    site = Path("/sp")
+    rec = lambda line, gb, reason: {"gb": gb, "summary": reason.splitlines()[0], "reason": reason,  # noqa: E731
+                                    "user_stack": [{"file": f"/sp/pkg/a.py", "line": line, "source": ""}]}
+    log = lambda line, gb, detail=None: {"file": "/sp/pkg/a.py", "line": line, "gb": gb,  # noqa: E731
+                                         "reason": "Encountered graph break when attempting to trace CALL",
+                                         **({"detail": detail} if detail is not None else {})}
+    res = {"break_reasons": [rec(10, "GB0059", PRINT), rec(20, "GB0059", MATMUL),
+                             # the backend's reason of an unresumable break: no id, no text of the cause
+                             {"gb": None, "summary": "step_unsupported", "reason": "step_unsupported",
+                              "user_stack": [{"file": "/sp/pkg/a.py", "line": 30, "source": ""}]}],
+           "explain": {"break_reasons": [rec(40, "GB0007", GETFRAME)]},
+           "graph_break_log": [log(30, "GB0059", MATMUL), log(50, "GB0007", WARN), log(60, "GB0007"),
+                               log(40, "GB0007", GETFRAME)]}
+    sites = {s["line"]: s for s in _bench().break_sites(res, ("pkg",), site)}
+    assert {ln: s["named"] for ln, s in sites.items()} == {10: True, 20: False, 30: False, 40: False,
+                                                           50: True, 60: True}
+    assert sites[10]["codes_named"] == ["GM101"] and sites[50]["codes_named"] == ["GM103"]
+    assert "matmul" in sites[20]["cause"] and "matmul" in sites[30]["cause"]
+    assert "sys._getframe" in sites[40]["cause"]
+    assert sites[60]["codes_named"] == ["GM103"]  # no text kept: by the id
+
+
+SRC = '''def f(x):
+    x = x + 1
+    try:
+        y = x @ x
+    finally:
+        pass
+    if x.sum() > 0:
+        x = x * 2
+    return x
+
+
+def g(x):
+    if x.any():
+        return x
+    return -x
+
+
+def h(x):
+    if not is_compiling():
+        if x.all():
+            x = x + 1
+    if x.max() > 1:
+        return x
+    return x
+'''
+
+
+def _orig(site: Path, traced: bool = True) -> dict:
+    m = f"{site}/pkg/m.py"
+    res = {"ok": True, "breaks": 1,
+           "break_reasons": [{"gb": "GB0170", "summary": "Data-dependent branching", "reason": "generic_jump",
+                              "user_stack": [{"file": m, "line": 22, "source": ""}]}],
+           "explain": {"break_reasons": []}, "graph_break_log": [],
+           # f broke at line 4 inside a try block: Dynamo compiled up to it and ran the rest eagerly
+           "log_breaks": [{"site": {"file": m, "line": 4}, "gb": "GB0059", "skipped": False,
+                           "summary": "Encountered graph break that we cannot resume from. Compiling up to the "
+                                      "previous resumable state, then skipping the rest of the function.",
+                           # a frame above it on the stack (h's line 19 as a stand-in for a
+                           # caller) resumes after the call: its rest is not cut
+                           "user_stack": [{"file": "/elsewhere/run.py", "line": 3}, {"file": m, "line": 19},
+                                          {"file": m, "line": 4}]}],
+           "coverage": {m: [1, 2, 3, 4, 6, 7, 8, 9, 12, 13, 14, 18, 19, 20, 21, 22, 23]}}
+    if traced:  # g never traced (called only from eager code); h traced, but not the eager-only branch
+        res["traced_lines"] = {m: [1, 2, 3, 4, 18, 19, 22, 23]}
+    return res
+
+
+def _f(line: int, code: str = "GM201") -> dict:
+    return {"file": "pkg/m.py", "line": line, "end_line": line, "code": code, "fixable": False, "message": code}
+
+
+FINDINGS = [_f(7), _f(13), _f(20), _f(22), _f(2, "GM401")]
+
+
+def test_a_finding_in_a_frame_dynamo_never_traced_is_not_scored(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SRC)
+    bench = _bench()
+    r = bench.evaluate(_orig(tmp_path), None, FINDINGS, ("pkg",), tmp_path)
+    why = {f["line"]: f["why"] for f in r["not_traced"]}
+    assert set(why) == {7, 13}
+    assert "g() never traced" in why[13] and "from line 4" in why[7]
+    # h was traced: its eager-only branch (line 20) is a false alarm, line 22 broke; f's line 2
+    # (before the unresumable break, traced, no break there) is a false alarm too
+    assert sorted(f["line"] for f in r["false_alarms"]) == [2, 20]
+    assert (r["findings_executed"], r["confirmed"]) == (3, 1)
+    row = {"name": "toy", "dist": "pkg==1", "original": _orig(tmp_path), "mended": None, **r}
+    data = {"rows": [row], "totals": bench.totals([row])}
+    assert data["totals"]["not_traced"] == 2
+    md = bench.markdown(data)
+    assert "| not traced |" in md.splitlines()[0]
+    assert "- pkg/m.py:13 GM201 (g() never traced) (toy)" in md
+
+
+def test_without_traced_lines_every_executed_line_counts(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SRC)
+    r = _bench().evaluate(_orig(tmp_path, traced=False), None, FINDINGS, ("pkg",), tmp_path)
+    assert r["not_traced"] == []
+    assert sorted(f["line"] for f in r["false_alarms"]) == [2, 7, 13, 20]
+    assert (r["findings_executed"], r["confirmed"]) == (5, 1)
