@@ -649,6 +649,7 @@ class _TracedLines(logging.Handler):
         self.markers = markers
         self.lines: dict[str, set[int]] = {}
         self._keep: dict[str, bool] = {}
+        self.seen = 0  # records of any file: none at all means the log did not work, not "nothing traced"
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -663,6 +664,7 @@ class _TracedLines(logging.Handler):
                 fname, line = m["file"], int(m["line"])
         except Exception:  # pragma: no cover
             return
+        self.seen += 1
         ok = self._keep.get(fname)
         if ok is None:
             norm = fname.replace(os.sep, "/")
@@ -917,7 +919,7 @@ def measure(spec: str, outputs_path: str | None, calls: int, explain: bool,
             result["messages"]["explain"] = explain_events
             result["timings"]["explain_s"] = round(time.perf_counter() - t, 2)
 
-    if coverage and traced is not None:
+    if coverage and traced is not None and traced.seen:  # no record at all: no evidence (a renamed log)
         result["traced_lines"] = traced.result()
     for lg in tf_loggers:
         lg.removeHandler(capture)
