@@ -33,7 +33,9 @@ BREAK_CODES = ("GM101", "GM102", "GM103", "GM201", "GM301", "GM401", "GM402", "G
 # [Route] (GM601, GM605) and [masked] examples are modules and masks of their own shapes, which the inputs
 # below do not fit: tests/test_rule_route.py, test_rule_grouped.py and test_rule_masked.py run each of them
 # original vs mended (counting backend, fullgraph=True) on inputs made for them.
-OWN_HARNESS = ("route", "masked", "grouped", "one_hot")  # one_hot: index tensors, tests/test_rule_one_hot.py
+# one_hot: index tensors, tests/test_rule_one_hot.py; sdpa: query/key/value and backend flags, and the
+# mend drops torch's FutureWarning by design, tests/test_rule_sdpa.py
+OWN_HARNESS = ("route", "masked", "grouped", "one_hot", "sdpa")
 CASES = [(m.__name__.rsplit(".", 1)[1], ex) for m in MODULES for ex in m.EXAMPLES
          if ex.fixed is not None and ex.codes and m.__name__.rsplit(".", 1)[1] not in OWN_HARNESS]
 

@@ -152,6 +152,10 @@ CATALOGUE: dict[str, Rule] = {
              "An operator whose output shape depends on tensor values breaks the graph.", "GB0036"),
         Rule("GM403", "untraceable-call", Category.UNSUPPORTED, None,
              "A call Dynamo cannot trace (I/O, time, debugger, deepcopy, ...) breaks the graph."),
+        Rule("GM404", "deprecated-sdp-kernel", Category.UNSUPPORTED, "sdpa",
+             "`with torch.backends.cuda.sdp_kernel(...)` (deprecated) gives Dynamo a context manager it "
+             "cannot trace, so the function runs eagerly; torch.nn.attention.sdpa_kernel with the same "
+             "backends traces."),
         Rule("GM501", "compile-only-none", Category.COMPILE_PATH, "align",
              "A default built only when not compiling (`if X is None and not is_compiling():`) "
              "leaves X None under torch.compile; a later use of X fails while Dynamo traces and "

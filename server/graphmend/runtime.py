@@ -20,6 +20,7 @@ Calls the rewriter emits
     if C: raise E(msg)                      -> graphmend.raise_if(C, E, msg)
     if not C: raise E(msg) / assert C, msg  -> graphmend.raise_unless(C, E, msg)
     if C: print(...) / log / warn           -> graphmend.print_if(C, ...) / log_if / warn_if
+    torch.backends.cuda.sdp_kernel(...)     -> graphmend.sdp_kernel(...)   (torch.nn.attention.sdpa_kernel)
 
 Arguments are passed unchanged, except the parts whose text exists only when the graph runs:
 
@@ -90,10 +91,10 @@ from typing import NamedTuple as _NamedTuple
 
 import torch as _torch
 
-VERSION = 3  # bump on ANY change of this file: a vendored copy of the same version and another text reads as edited
+VERSION = 4  # bump on ANY change of this file: a vendored copy of the same version and another text reads as edited
 
 __all__ = ["print", "print_if", "log", "log_if", "warn", "warn_if", "raise_if", "raise_unless",
-           "format", "percent", "item", "to_float", "to_int", "to_bool", "tolist"]
+           "format", "percent", "item", "to_float", "to_int", "to_bool", "tolist", "sdp_kernel"]
 
 _compiler = getattr(_torch, "compiler", None)
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "warn": 30, "error": 40, "critical": 50, "fatal": 50}
@@ -523,3 +524,22 @@ def _raise(cond, negate, exc_type, args):
             return
     if (not cond) if negate else cond:
         raise exc_type(*_resolve_all(args))
+
+
+def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
+    """``torch.backends.cuda.sdp_kernel`` without its deprecation: the context manager torch's own
+    implementation of it enters, ``torch.nn.attention.sdpa_kernel`` of the backends the flags
+    enable (same parameters, order and defaults), which Dynamo traces; sdp_kernel's generator
+    wrapper it cannot."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    backends = []
+    if enable_flash:
+        backends.append(SDPBackend.FLASH_ATTENTION)
+    if enable_mem_efficient:
+        backends.append(SDPBackend.EFFICIENT_ATTENTION)
+    if enable_math:
+        backends.append(SDPBackend.MATH)
+    if enable_cudnn:
+        backends.append(SDPBackend.CUDNN_ATTENTION)
+    return sdpa_kernel(backends)

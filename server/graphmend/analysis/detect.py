@@ -687,6 +687,9 @@ class FunctionWalker:
         if q in UNTRACEABLE or q.startswith(("pdb.", "ipdb.")):
             self.add("GM403", c, detail=UNTRACEABLE.get(q, q + "()"))
             return
+        if q == "torch.backends.cuda.sdp_kernel":
+            self.add("GM404", c, detail="torch.backends.cuda.sdp_kernel()")
+            return
         if id(c) in self._extracted:
             return  # the GM201 of the branch whose condition this read is stands for it
         if isinstance(func, ast.Attribute):

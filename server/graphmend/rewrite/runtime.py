@@ -40,7 +40,7 @@ _BOUND_RE = re.compile(
     re.MULTILINE)
 # the runtime's public names (graphmend/runtime.py's __all__; a test keeps them equal)
 NAMES = ("print", "print_if", "log", "log_if", "warn", "warn_if", "raise_if", "raise_unless",
-         "format", "percent", "item", "to_float", "to_int", "to_bool", "tolist")
+         "format", "percent", "item", "to_float", "to_int", "to_bool", "tolist", "sdp_kernel")
 _CALL_RE = re.compile(r"(?<![\w.])graphmend\.(?:" + "|".join(NAMES) + r")\b")
 
 
