@@ -321,6 +321,13 @@ def test_python_values_that_look_like_tensors(tmp_path):
     assert break_lines(mod.batch_shapes, x, [{"shape": (1, 2)}, {"shape": (3,)}], path=mod.__file__) == set()
     assert break_lines(mod.gen, x, {0: 1.0}, 1.0, path=mod.__file__) == set()
     assert break_lines(mod.gen, x, {0: 1.0}, torch.tensor(1.0), path=mod.__file__) == {39}
+    # a tensor beside numbers at the union's top level still may be one (kornia's gaussian blur)
+    sigma = ("from typing import Tuple, Union\nimport torch\n\n\n"
+             "def blur(x, sigma: Union[Tuple[float, float], torch.Tensor] = (0.1, 2.0)):\n"
+             "    if sigma[1] < sigma[0]:\n        x = x * 2\n    return x\n")
+    found = analyze_source(sigma, "blur.py", Settings(scope="module")).findings
+    assert [(f.code, f.span.start.line) for f in found] == [("GM201", 6)]
+    assert "breaks only when `sigma` is a tensor" in found[0].message
 
 
 OPTIMIZER = """\

@@ -200,9 +200,10 @@ def number_or_tensor(fn: ast.AST) -> set[str]:
     for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
         if a.annotation is not None and _mentions_tensor(a.annotation):  # before unparsing it
             members = [ast.unparse(m) for m in _union_members(a.annotation)]
-            # the union's own members: `Mapping[int, float | Tensor]` is a mapping (botorch)
-            if any("Tensor" in m and "[" not in m for m in members) \
-                    and any(_NUMBER_WORDS.fullmatch(m.rsplit(".", 1)[-1].strip("\"'")) for m in members):
+            # a tensor among the union's own members, and a number (or numbers: `Tuple[float,
+            # float]`) among the others: `Mapping[int, float | Tensor]` is a mapping (botorch)
+            tensors = [m for m in members if "Tensor" in m and "[" not in m]
+            if tensors and any(_NUMBER_WORDS.search(m) for m in members if m not in tensors):
                 out.add(a.arg)
     body = fn.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
