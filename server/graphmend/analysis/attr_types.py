@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from graphmend.analysis.symbols import ClassInfo, Symbols, _statements
+from graphmend.analysis.symbols import ClassInfo, Symbols, _statements, lineage
 
 MAX_BASES = 8
 
@@ -28,22 +28,11 @@ def attribute_class(sym: Symbols, ci: ClassInfo, attr: str) -> Optional[str]:
     """The dotted name of the class `self.<attr>` holds, when a method of `ci` or of a base
     stores a parameter annotated with a class there (`self.bm = bm`, `bm: BaseBrownian`), and
     every store of it in that class does; else None."""
-    ws = sym.workspace
-    todo, seen = [(sym, ci)], 0
-    while todo and seen < MAX_BASES:
-        s, c = todo.pop(0)
-        seen += 1
+    for s, c in lineage(sym, ci, MAX_BASES):
         stores = param_stores(c)
         if attr in stores:
             ann = stores[attr]
-            return _annotated_class(s, ann, ws) if ann is not None else None
-        for b in c.bases:
-            if not b or b.startswith(("torch.", "builtins.", "typing.")) or ws is None:
-                continue
-            local = b.rsplit(".", 1)[-1]
-            got = (s, s.classes[local]) if b == f"{s.module}.{local}" and local in s.classes else ws.resolve_class(b)
-            if got is not None:
-                todo.append(got)
+            return _annotated_class(s, ann, sym.workspace) if ann is not None else None
     return None
 
 

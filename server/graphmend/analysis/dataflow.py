@@ -17,7 +17,7 @@ from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
-from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, lineage
 
 
 class Kind(enum.IntEnum):
@@ -98,23 +98,7 @@ OPTIMIZER_STATE = frozenset({"param_groups", "state"})
 
 def _is_optimizer(sym: Symbols, ci: ClassInfo) -> bool:
     """`ci` derives from torch.optim.Optimizer (through classes of its file or others)."""
-    todo, seen = [(sym, ci)], 0
-    while todo and seen < 8:
-        s, c = todo.pop()
-        seen += 1
-        for b in c.bases:
-            if b in OPTIMIZER_BASES:
-                return True
-            if not b or b.startswith(("torch.", "builtins.", "typing.")):
-                continue
-            local = b.rsplit(".", 1)[-1]
-            if b == f"{s.module}.{local}" and local in s.classes:
-                todo.append((s, s.classes[local]))
-            elif s.workspace is not None:
-                got = s.workspace.resolve_class(b)
-                if got is not None:
-                    todo.append(got)
-    return False
+    return any(b in OPTIMIZER_BASES for _, c in lineage(sym, ci) for b in c.bases)
 
 
 def imports_torch(symbols: Symbols) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from graphmend.analysis.detect import is_disabled
-from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, called_methods, function_refs,
+from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, called_methods, function_refs, lineage,
                                         getattr_dispatch, getattr_pattern, overrides)
 from graphmend.analysis.workspace import Workspace
 
@@ -224,20 +224,7 @@ def _self_method_edges(names: Iterable[str], ci: ClassInfo, sym: Symbols, ws: Wo
 
 def _method_names(sym: Symbols, ci: ClassInfo, ws: Workspace) -> set[str]:
     """The names of the methods of `ci` and of its bases (those the workspace finds)."""
-    out: set[str] = set()
-    todo, seen = [(sym, ci)], set()
-    while todo and len(seen) < 12:
-        s, c = todo.pop()
-        if id(c) in seen:
-            continue
-        seen.add(id(c))
-        out |= set(c.methods)
-        for b in c.bases:
-            if b and not b.startswith(("torch.", "builtins.", "typing.")):
-                found = class_of(b, s, ws)
-                if found is not None:
-                    todo.append(found)
-    return out
+    return {m for _, c in lineage(sym, ci, 12, ws) for m in c.methods}
 
 
 def _dispatch_edges(pattern, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:

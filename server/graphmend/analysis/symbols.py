@@ -493,6 +493,30 @@ def sole_return(fn: ast.AST) -> Optional[ast.expr]:
     return body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
 
 
+def lineage(sym: "Symbols", ci: "ClassInfo", limit: int = 8, ws=None):
+    """`ci`, then its bases, nearest first (breadth first), each with its module's Symbols: those
+    of its own file, and those the workspace (`ws`, else `sym`'s) finds; never torch's, builtins'
+    or typing's own classes. At most `limit` classes, each once."""
+    ws = ws if ws is not None else sym.workspace
+    todo, seen = [(sym, ci)], set()
+    while todo and len(seen) < limit:
+        s, c = todo.pop(0)
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        yield s, c
+        for b in c.bases:
+            if not b or b.startswith(("torch.", "builtins.", "typing.")):
+                continue
+            local = b.rsplit(".", 1)[-1]
+            if b == f"{s.module}.{local}" and local in s.classes:
+                todo.append((s, s.classes[local]))
+            elif ws is not None:
+                got = ws.resolve_class(b)
+                if got is not None:
+                    todo.append(got)
+
+
 def _str_split(c: ast.Call) -> bool:
     """`s.split()`, `s.split("->")`, `s.split(sep=",")`: str.split (a tensor's split takes sizes;
     pyro's `inputs, output = equation.split("->")`, realcode round 8)."""
