@@ -228,6 +228,65 @@ def test_a_base_that_passes_no_tensor_is_not_parsed_again(tmp_path, monkeypatch)
     assert "pkg.base" in sources  # helpers.py changed: the answer was computed again
 
 
+# a module-level helper of another module, called with a tensor; its parameter is unannotated
+HELPER_QUIET = """def scale(t, k):
+    return t * k
+"""
+
+HELPER_BRANCHES = """def scale(t, k):
+    if t.sum() > 0:
+        return t * k
+    return t
+"""
+
+CALLS_HELPER = """import torch
+from pkg.base import scale
+
+
+class M(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        return scale(x, 2)
+"""
+
+
+def test_a_helper_that_reveals_nothing_is_not_parsed_again(tmp_path, monkeypatch):
+    """That the walk of another module's function, with the tensors a call passes it, finds
+    nothing is recorded with the files it read: the next session does not parse that module;
+    when it changes (the helper now branches on the tensor), the walk is made again and the
+    branch is found, as without the index."""
+    root = _project(tmp_path, HELPER_QUIET)
+    main = root / "pkg" / "main.py"
+    main.write_text(CALLS_HELPER)
+    import graphmend.analysis.workspace as wsmod
+    sources = []
+    real_source = wsmod.Workspace.module_source
+    monkeypatch.setattr(wsmod.Workspace, "module_source", lambda self, m: sources.append(m) or real_source(self, m))
+
+    def findings(index):
+        """What the call reveals in the helper's module (callers.Seeded), as the editor gets it."""
+        from graphmend.analysis.engine import summarize
+        sources.clear()
+        ws = Workspace([str(root)])
+        ws.definitions = index
+        summary = summarize(CALLS_HELPER, str(main), workspace=ws)
+        return [(os.path.basename(s.path), s.finding.code, s.finding.span.start.line) for s in summary.seeded]
+
+    store = str(tmp_path / "cache" / "definitions.pickle")
+    assert findings(None) == []
+    assert "pkg.base" in sources  # the helper was walked with `t` a tensor
+    index = DefinitionsIndex(store, "fp")
+    assert findings(index) == []
+    assert index.save() is None
+    assert findings(DefinitionsIndex(store, "fp")) == []
+    assert "pkg.base" not in sources  # the recorded answer
+
+    time.sleep(0.01)
+    (root / "pkg" / "base.py").write_text(HELPER_BRANCHES)
+    assert findings(None) == [("base.py", "GM201", 2)]
+    assert findings(DefinitionsIndex(store, "fp")) == [("base.py", "GM201", 2)]
+    assert "pkg.base" in sources  # base.py changed: walked again
+
+
 def test_a_changed_module_is_read_again(tmp_path):
     root = _project(tmp_path)
     store = str(tmp_path / "cache" / "definitions.pickle")

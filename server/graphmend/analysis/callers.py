@@ -287,43 +287,41 @@ def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
         if via_src is not None:
             work.append((origin, via, via_src, fact, 0))
     walks = 0
-    while work:
-        origin, via, via_src, fact, depth = work.pop()
-        if fact.virtual and ws is not None:  # what a subclass overrides runs instead, for its instances
-            cls, _, meth = fact.qualname.rpartition(".")
-            for module, sub in ws.subclasses(f"{fact.module}.{cls}"):
-                work.append((origin, via, via_src, replace(fact, module=module, qualname=f"{sub}.{meth}",
-                                                           virtual=False), depth))
+
+    def step(origin: str, via: str, via_src: _Source, fact: CallFact, depth: int) -> Optional[bool]:
+        """Follow one call; True when it reveals nothing and calls nothing further (an answer of
+        the callee's module text alone), None when that is not known (a walk left undone)."""
+        nonlocal walks
         src = source(fact.module)
         if src is None:
-            continue
+            return None
         found = _function(src.symbols, fact.qualname)
         if found is None:
-            continue
+            return True
         tsym, tfi = found
         if tsym is not src.symbols:  # a re-export: the function lives in another module
             src = source(tsym.module)
             if src is None or src.symbols is not tsym:
-                continue
+                return None
         if tfi.node.decorator_list and (is_disabled(tfi.node, tsym) or any(
                 isinstance(d, ast.Name) and d.id == "property" for d in tfi.node.decorator_list)):
-            continue  # Dynamo does not trace a torch.compiler.disable()d function
+            return True  # Dynamo does not trace a torch.compiler.disable()d function
         bound = _params(tfi, fact)
         if not bound:
-            continue
+            return True
         where = f"line {fact.node.lineno}" if via_src is src else \
             f"{os.path.basename(via_src.path)}:{fact.node.lineno}"
         seeds = {p: (via.rsplit(".", 1)[-1], where, _short(e)) for p, e in bound.items()}
         key = (src.symbols.module, tfi.qualname, frozenset(seeds.items()))
         if key in done:
             out.extend(Seeded(origin, p, f) for p, f in done[key])
-            continue
+            return None
         kept = memo.get(key) if memo is not None else None
         if kept is not None and kept.owner is (None if src is here else src.symbols):
             made, calls = [(p, replace(f)) for p, f in kept.made], kept.calls
         else:
             if walks >= MAX_WALKS:
-                continue
+                return None
             walks += 1
             seen: set = set()
             with tracking(seen):
@@ -334,6 +332,33 @@ def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
         out.extend(Seeded(origin, p, f) for p, f in made)
         if depth + 1 < MAX_DEPTH:
             work.extend((origin, tfi.qualname, src, nf, depth + 1) for nf in calls)
+        return not made and not calls
+
+    while work:
+        origin, via, via_src, fact, depth = work.pop()
+        if fact.virtual and ws is not None:  # what a subclass overrides runs instead, for its instances
+            cls, _, meth = fact.qualname.rpartition(".")
+            for module, sub in ws.subclasses(f"{fact.module}.{cls}"):
+                work.append((origin, via, via_src, replace(fact, module=module, qualname=f"{sub}.{meth}",
+                                                           virtual=False), depth))
+        if ws is None or fact.module == sym.module:
+            step(origin, via, via_src, fact, depth)
+            continue
+        # a function of another module: that its seeded walk finds nothing is kept in the
+        # definitions index (with the files it read), so the next session does not parse it
+        defs = ws.symbols(fact.module)
+        nothing = f"seeded:{fact.qualname}:{fact.skip}:{[(pos, kw) for pos, kw, _ in fact.tensors]}"
+        if defs is not None and passes_nothing(defs, nothing):
+            continue
+        outer, ws.consulted = ws.consulted, set()
+        try:
+            empty = step(origin, via, via_src, fact, depth)
+        finally:
+            read, ws.consulted = ws.consulted, outer
+            outer |= read
+        own = ws.module_file(fact.module)
+        if empty and defs is not None and own:
+            note_passes_nothing(defs, nothing, read | {own})
     return out
 
 
