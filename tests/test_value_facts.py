@@ -365,3 +365,85 @@ def test_an_optimizers_parameters_are_tensors(tmp_path):
     w.grad = torch.ones(3)
     opt = mod.Prodigyish([w])
     assert logged_break_lines(opt.step, path=mod.__file__) == {16}  # in a loop: explain() sees none
+
+
+ROUND9_BASE = """\
+import torch
+
+
+class Distribution(torch.nn.Module):
+    def __init__(self, inertia, frozen):
+        super().__init__()
+        self.register_buffer("inertia", torch.tensor(inertia))
+        self.register_buffer("frozen", torch.tensor(frozen))
+"""
+
+ROUND9_NORMAL = """\
+import numpy
+import torch
+
+from r9pkg.base import Distribution
+
+vector = (numpy.ndarray, torch.Tensor, torch.nn.Parameter)
+
+
+def _update(value, new_value, inertia=0.0):
+    if inertia == 0.0:
+        value[:] = new_value
+    else:
+        value[:] = inertia * value + (1 - inertia) * new_value
+
+
+def _check(parameter, min_value):
+    if isinstance(parameter, vector):
+        return parameter
+    else:
+        if parameter < min_value:
+            raise ValueError("below")
+    return parameter
+
+
+class Normal(Distribution):
+    def __init__(self):
+        super().__init__(0.0, False)
+        self.means = torch.nn.Parameter(torch.zeros(3), requires_grad=False)
+
+    def forward(self, x: torch.Tensor):
+        _check(x, 0.0)
+        if self.frozen == True:
+            return x
+        threads = torch.get_num_threads()
+        steps = torch.arange(1, threads + 1)
+        _update(self.means, x.mean(0), self.inertia)
+        scale = torch.from_numpy(x.detach().cpu().numpy()) * 2
+        return x - self.means + scale + steps.sum()
+"""
+
+
+def test_buffers_of_a_base_and_python_values_of_round_9(tmp_path, monkeypatch):
+    """pomegranate (realcode round 9): `frozen` and `inertia` are buffers its base class
+    registers in another module, so `self.frozen == True` and `inertia == 0.0` (a caller passes
+    `self.inertia`) read tensors; Dynamo breaks at both. Not breaks, and not reported: the else
+    side of `isinstance(parameter, vector)` with `vector` a tuple holding torch.Tensor,
+    `torch.get_num_threads()` (an int), and `.numpy()`, which Dynamo traces (deepxde,
+    torchkbnufft). The same findings with the base read from the editor's definitions index."""
+    from graphmend.analysis.definitions import DefinitionsIndex
+    from graphmend.analysis.workspace import Workspace
+    from test_callers import _write_package
+
+    pkg, files = _write_package(tmp_path / "r9pkg", {"base.py": ROUND9_BASE, "normal.py": ROUND9_NORMAL})
+    expected = {("GM201", 10), ("GM201", 32)}
+
+    def found(index=None):
+        ws = Workspace([str(tmp_path)])
+        ws.definitions = index
+        return sites(analyze_source(ROUND9_NORMAL, files[1], workspace=ws).findings)
+
+    assert found() == expected
+    index = DefinitionsIndex(str(tmp_path / "cache" / "defs.pickle"), "fp")
+    assert found(index) == expected
+    index.save()
+    assert found(DefinitionsIndex(str(tmp_path / "cache" / "defs.pickle"), "fp")) == expected
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from r9pkg.normal import Normal
+    assert break_lines(Normal(), torch.ones(2, 3), path=str(pkg / "normal.py")) == {10, 32}

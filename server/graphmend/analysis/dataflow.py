@@ -68,6 +68,10 @@ TORCH_STATIC_FUNCS = frozenset({
     "enable_grad", "inference_mode", "autocast", "promote_types", "result_type", "can_cast",
     "broadcast_shapes", "get_default_device", "are_deterministic_algorithms_enabled",
     "is_nonzero", "numel", "typename", "get_device", "is_same_size",
+    # Python ints and bools of the process, not tensors (torchkbnufft's `torch.get_num_threads()`,
+    # realcode round 9)
+    "get_num_threads", "get_num_interop_threads", "initial_seed", "is_warn_always_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "get_float32_matmul_precision",
 })
 # torch functions returning a Python bool computed from tensor data (GB0033).
 TORCH_DATA_BOOL = frozenset({"equal", "allclose", "is_nonzero"})
@@ -388,8 +392,8 @@ class Env:
             # torch.optim.Optimizer's groups of parameters and their state (prodigy's `for p in
             # group['params']: ... if p.any():`, realcode round 8): what they hold is not static
             return Kind.UNKNOWN
-        if attr in self.cls.buffers:
-            return Kind.TENSOR
+        if any(attr in c.buffers for _, c in lineage(self.symbols, self.cls)):
+            return Kind.TENSOR  # a buffer or parameter of the class or a base (pomegranate's `frozen`)
         ctor = self.cls.attr_ctors.get(attr)
         if ctor and _torch_func(ctor) and _torch_func(ctor) not in TORCH_STATIC_FUNCS \
                 and not ctor.startswith("torch.nn.") and ctor.split(".")[-1][:1].islower():

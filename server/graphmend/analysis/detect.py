@@ -415,6 +415,9 @@ class FunctionWalker:
         for name in not_tensor:
             if self.env.kinds.get(name) is Kind.TENSOR:
                 self.env.kinds[name] = Kind.UNKNOWN
+        for name in _not_tensor_unless(s.test, self.symbols, False):
+            if self.env.kinds.get(name) is Kind.TENSOR:
+                self.env.kinds[name] = Kind.UNKNOWN
         for name in _isinstance_numbers(s.test, self.symbols):
             # `if isinstance(mean, (int, float)):` a Python number in the body (kornia's gaussian:
             # `float(mean)` there is no read of a tensor; Dynamo does not trace the body for one)
@@ -423,7 +426,9 @@ class FunctionWalker:
         self.path[-1] = (s.test, False)
         after_body, facts_body = self.env.kinds, self.facts
         self.env.kinds, self.facts = dict(before), facts_before.copy()
-        for name in is_tensor:  # the else side: not a tensor (gpytorch's dtype-or-tensor argument)
+        for name in [*is_tensor, *_not_tensor_unless(s.test, self.symbols, True)]:
+            # the else side: not a tensor (gpytorch's dtype-or-tensor argument; pomegranate's
+            # `isinstance(parameter, vector)`, `vector = (numpy.ndarray, torch.Tensor, ...)`)
             if self.env.kinds.get(name) is Kind.TENSOR:
                 self.env.kinds[name] = Kind.UNKNOWN
         for name in not_tensor:
@@ -694,7 +699,10 @@ class FunctionWalker:
             return  # the GM201 of the branch whose condition this read is stands for it
         if isinstance(func, ast.Attribute):
             base = env.receiver_kind(func.value)
-            if base is Kind.TENSOR and func.attr in ("item", "tolist", "numpy") \
+            # not `.numpy()`: Dynamo traces the array it gives (torch._numpy, measured on torch 2.13:
+            # `x.detach().cpu().numpy()` fed back to torch is one graph, deepxde, realcode round 9);
+            # a Python branch on it breaks, and is found there (its kind is DATA)
+            if base is Kind.TENSOR and func.attr in ("item", "tolist") \
                     and not env.is_submodule_call(func):
                 self.add("GM401", c, detail=f"`.{func.attr}()`")
                 return
@@ -977,6 +985,32 @@ def _tensor_tests(test: ast.expr, symbols: Symbols) -> tuple[list[str], list[str
             and (symbols.qualify(test.args[1]) or "") == "torch.Tensor":
         return [test.args[0].id], []
     return [], []
+
+
+TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+
+
+def _not_tensor_unless(test: ast.expr, symbols: Symbols, holds: bool) -> list[str]:
+    """Names that are no tensor where `test` is `not holds`: `isinstance(x, T)` with T, a tuple,
+    or a module-level name bound to a tuple that holds torch.Tensor (or Parameter) among other
+    types; where it fails, x is none of them. (`holds` True: the names that are no tensor where
+    the test fails.)"""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _not_tensor_unless(test.operand, symbols, not holds)
+    if not holds or not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
+                         and test.func.id == "isinstance" and len(test.args) == 2
+                         and isinstance(test.args[0], ast.Name)):
+        return []
+    types = test.args[1]
+    if isinstance(types, ast.Name):
+        # the module's own statements (an edit of one is a full check, analysis/incremental.py)
+        top = symbols._tree.body if symbols._tree is not None else []
+        bound = [b.value for b in top if isinstance(b, ast.Assign) and len(b.targets) == 1
+                 and isinstance(b.targets[0], ast.Name) and b.targets[0].id == types.id]
+        if len(bound) == 1:
+            types = bound[0]
+    elts = types.elts if isinstance(types, ast.Tuple) else [types]
+    return [test.args[0].id] if any((symbols.qualify(t) or "") in TENSOR_TYPES for t in elts) else []
 
 
 def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:

@@ -247,6 +247,19 @@ class Symbols:
                         self.imports[a.asname or a.name] = f"{src}.{a.name}" if src else a.name
                     else:
                         self.star_imports.append(src)
+            elif definitions_only and fi is not None and fi.cls is not None and isinstance(node, (ast.Expr, ast.Assign)) \
+                    and isinstance(node.value, ast.Call):
+                # what another file's subclass reads of this class: its buffers and parameters
+                # (`self.register_buffer("frozen", ...)` in pomegranate's Distribution base)
+                c, f = node.value, node.value.func
+                if isinstance(node, ast.Expr):
+                    if isinstance(f, ast.Attribute) and f.attr in ("register_buffer", "register_parameter") \
+                            and c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
+                        fi.cls._buffers.add(c.args[0].value)
+                elif (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")) == "Parameter":
+                    for t in node.targets:
+                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                            self._self_assigns.append((fi.cls, t.attr, c))
             elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and not definitions_only:
                 if isinstance(node.value.func, ast.Name):  # `m = Model(...)` (torch.compile(m) targets)
                     self.name_call_assigns.append(node)
