@@ -23,6 +23,7 @@ REQUIREMENTS = [
     "normflows==1.7.3", "torch-geometric==2.8.1", "geomloss==0.3.1", "nnaudio==0.3.4", "torchcde==0.2.5",
     "monai==1.6.1", "stable-baselines3==2.9.2", "pytorch-tabnet==4.1.0", "performer-pytorch==1.1.4",
     "pyro-ppl==1.9.2", "botorch==0.18.1", "bs-roformer==1.2.4", "prodigyopt==1.1.2",
+    "torchkbnufft==1.5.2", "deepxde==1.15.0", "linear-attention-transformer==0.19.1", "pomegranate==1.1.2",
 ]
 
 
@@ -1172,6 +1173,130 @@ def _prodigy():
         {"g": torch.randn(4, generator=g)}
 
 
+# --------------------------------------------------------------------------------------------------
+# torchkbnufft 1.5.2, deepxde 1.15.0, linear-attention-transformer 0.19.1 and pomegranate 1.1.2:
+# round 9, code nobody tuned on, measured before anything was changed for them
+
+
+def _kbnufft():
+    """A user's MRI forward model and its adjoint: KbNufft (Kaiser-Bessel table interpolation of an
+    oversampled FFT) of a complex 8x8 image at 20 random k-space points, then KbNufftAdjoint of
+    the samples weighted by a density compensation computed once up front (scipy sparse, not compiled)."""
+    import torch
+    import torchkbnufft as tkbn
+
+    torch.manual_seed(0)
+    im_size = (8, 8)
+    nufft, adjnufft = tkbn.KbNufft(im_size=im_size), tkbn.KbNufftAdjoint(im_size=im_size)
+    g = torch.Generator().manual_seed(1)
+    image = torch.randn(1, 1, *im_size, dtype=torch.complex64, generator=g)
+    omega = (torch.rand(2, 20, generator=g) * 2 - 1) * torch.pi
+    dcomp = tkbn.calc_density_compensation_function(ktraj=omega, im_size=im_size)
+
+    def forward_adjoint(image, omega):
+        kdata = nufft(image, omega)
+        return kdata, adjnufft(kdata * dcomp, omega, norm="ortho")
+    return {"im_size": im_size, "klength": 20, "numpoints": 6}, forward_adjoint, {"image": image, "omega": omega}
+
+
+def _deepxde_pinn():
+    """A physics-informed network for -u'' = pi^2 sin(pi x) on [-1, 1] with u = 0 at both ends: FNN
+    (1-16-16-1, tanh), `dde.data.PDE` (12 uniform domain points, 2 boundary points), the residual from
+    `dde.grad.hessian`; the model's training losses (`outputs_losses_train`: PDE residual and Dirichlet
+    BC, as its Adam step computes them) with autograd on."""
+    import os
+
+    os.environ["DDE_BACKEND"] = "pytorch"  # deepxde reads its backend at import
+    import deepxde as dde
+    import numpy as np
+    import torch
+
+    torch.manual_seed(0)
+    np.random.seed(0)
+
+    def pde(x, y):
+        return -dde.grad.hessian(y, x) - torch.pi ** 2 * torch.sin(torch.pi * x)
+
+    geom = dde.geometry.Interval(-1, 1)
+    bc = dde.icbc.DirichletBC(geom, lambda x: 0 * x[:, :1], lambda x, on_boundary: on_boundary)
+    data = dde.data.PDE(geom, pde, bc, num_domain=12, num_boundary=2, train_distribution="uniform")
+    model = dde.Model(data, dde.nn.FNN([1, 16, 16, 1], "tanh", "Glorot uniform"))
+    model.compile("adam", lr=1e-3)
+
+    def losses(x):
+        return model.outputs_losses_train(x, None, None)
+    return {"pde": "Poisson 1-d", "net": [1, 16, 16, 1], "points": 14}, losses, \
+        {"x": torch.as_tensor(data.train_x)}
+
+
+def _linear_attention_train():
+    """LinearAttentionTransformerLM (linear attention plus one local-attention head, reversible
+    layers that record and replay the RNG state) in a training step with a padding mask: forward,
+    cross entropy, backward through the reversible blocks, SGD."""
+    import torch
+    from linear_attention_transformer import LinearAttentionTransformerLM
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, heads=2, depth=2, max_seq_len=32, n_local_attn_heads=1,
+               local_attn_window_size=8, reversible=True)
+    model = LinearAttentionTransformerLM(**cfg).train()
+
+    def loss_fn(m, x, mask):
+        logits = m(x[:, :-1], input_mask=mask)
+        return torch.nn.functional.cross_entropy(logits.transpose(1, 2), x[:, 1:])
+
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 16, dtype=torch.bool)
+    mask[1, 12:] = False
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randint(0, 64, (2, 17), generator=g), "mask": mask}
+
+
+def _pomegranate_infer():
+    """A user's inference with fixed pomegranate models: a 2-state DenseHMM (diagonal Normal emissions,
+    start and end probabilities) giving the forward log probability and the posterior state
+    probabilities of 2 sequences, and a 2-component mixture of Exponentials giving log probabilities
+    and responsibilities."""
+    import torch
+    from pomegranate.distributions import Exponential, Normal
+    from pomegranate.gmm import GeneralMixtureModel
+    from pomegranate.hmm import DenseHMM
+
+    torch.manual_seed(0)
+    d1 = Normal([0.0, 0.0], [1.0, 2.0], covariance_type="diag")
+    d2 = Normal([1.0, -1.0], [0.5, 1.0], covariance_type="diag")
+    hmm = DenseHMM([d1, d2], edges=[[0.8, 0.2], [0.3, 0.7]], starts=[0.6, 0.4], ends=[0.1, 0.1])
+    gmm = GeneralMixtureModel([Exponential([1.0, 2.0]), Exponential([0.5, 0.3])], priors=[0.4, 0.6])
+
+    def infer(X, Y):
+        return hmm.log_probability(X), hmm.predict_proba(X), gmm.log_probability(Y), gmm.predict_proba(Y)
+    g = torch.Generator().manual_seed(1)
+    return {"hmm": "DenseHMM, 2 diagonal Normals", "gmm": "2 Exponentials"}, infer, \
+        {"X": torch.randn(2, 6, 2, generator=g), "Y": torch.rand(5, 2, generator=g) + 0.1}
+
+
+def _pomegranate_fit():
+    """A user's fit of a fresh pomegranate DenseHMM on each call (so every call starts from the same
+    model): two diagonal Normal emissions from tensors, `fit` with Baum-Welch for at most 3 iterations
+    (its loop times each iteration and stops on a small improvement), the learned transition matrix and
+    emission parameters, and the fitted model's log probability of the data."""
+    import torch
+    from pomegranate.distributions import Normal
+    from pomegranate.hmm import DenseHMM
+
+    torch.manual_seed(0)
+
+    def fit(X):
+        d1 = Normal(torch.tensor([0.0, 0.0]), torch.tensor([1.0, 1.0]), covariance_type="diag")
+        d2 = Normal(torch.tensor([2.0, 2.0]), torch.tensor([1.0, 1.0]), covariance_type="diag")
+        hmm = DenseHMM([d1, d2], edges=torch.tensor([[0.9, 0.1], [0.1, 0.9]]), starts=torch.tensor([0.5, 0.5]),
+                       max_iter=3, tol=1e-9)
+        hmm.fit(X)
+        return hmm.edges, d1.means, d1.covs, d2.means, d2.covs, hmm.log_probability(X)
+    g = torch.Generator().manual_seed(1)
+    X = torch.cat([torch.randn(3, 8, 2, generator=g), torch.randn(3, 8, 2, generator=g) + 2.0], 1)
+    return {"hmm": "DenseHMM, 2 diagonal Normals", "max_iter": 3, "X": [3, 16, 2]}, fit, {"X": X}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -1296,4 +1421,20 @@ ENTRIES = {e.name: e for e in [
           _mel_roformer, ["bs_roformer"], grad=True, training=True),
     Entry("prodigy-step", "prodigyopt", "prodigyopt==1.1.2", "Prodigy.step() on two parameters", _prodigy,
           ["prodigyopt"], scope="module"),
+    Entry("kbnufft", "torchkbnufft", "torchkbnufft==1.5.2",
+          "KbNufft and KbNufftAdjoint (table interpolation) of a complex image in a user function", _kbnufft,
+          ["torchkbnufft"], scope="module"),
+    Entry("deepxde-pinn", "deepxde", "deepxde==1.15.0",
+          "a PINN's training losses (PDE residual via dde.grad.hessian, Dirichlet BC) in a user function",
+          _deepxde_pinn, ["deepxde/data", "deepxde/gradients", "deepxde/icbc", "deepxde/nn", "deepxde/model.py",
+                          "deepxde/losses.py", "deepxde/utils", "deepxde/geometry"], grad=True, scope="module"),
+    Entry("linear-attention-train", "linear_attention_transformer", "linear-attention-transformer==0.19.1",
+          "LinearAttentionTransformerLM (reversible, local heads): a training step with a padding mask",
+          _linear_attention_train, ["linear_attention_transformer"], grad=True, training=True),
+    Entry("pomegranate-infer", "pomegranate", "pomegranate==1.1.2",
+          "DenseHMM forward and posteriors, Exponential mixture responsibilities in a user function",
+          _pomegranate_infer, ["pomegranate"], scope="module"),
+    Entry("pomegranate-hmm-fit", "pomegranate", "pomegranate==1.1.2",
+          "a fresh DenseHMM fitted with Baum-Welch (3 iterations) in a user function", _pomegranate_fit,
+          ["pomegranate"], scope="module"),
 ]}
