@@ -316,3 +316,41 @@ def test_editor_settings_runtime_and_line_length(tmp_path):
     _, errors = server_settings({"runtime": "copy", "lineLength": 5})
     assert any("`runtime` must be one of vendor, import, inline" in e for e in errors)
     assert any("`line-length` must be an integer from 20 to 1000" in e for e in errors)
+
+
+SCRIPT_MODULE = '''\
+import sys
+
+import torch
+
+
+@torch.compile
+def scaled(x):
+    print("scaling", x.shape)
+    return x * 2
+
+
+if __name__ == "__main__":
+    print(scaled(torch.ones(int(sys.argv[1]))))
+'''
+
+
+def test_a_module_run_as_a_script_imports_the_copy_absolutely(tmp_path):
+    """deepxde's backend/set_default_backend.py (realcode round 9) is a module of a package that
+    is also run as a script, with no relative import of its own: the mend's relative import made
+    `python deepxde/backend/set_default_backend.py pytorch` fail ("no known parent package"). Such
+    a module imports the copy by its package's name: it runs both ways, as before the fix."""
+    pkg = tmp_path / "spkg"
+    (pkg / "tools").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "tools" / "__init__.py").write_text("")
+    (pkg / "tools" / "backend.py").write_text(SCRIPT_MODULE)
+    r = _gm(tmp_path, "fix", "spkg/tools/backend.py")
+    assert r.returncode == 0, r.stderr
+    text = (pkg / "tools" / "backend.py").read_text()
+    assert "from spkg import _graphmend_runtime as graphmend\n" in text and text.count("_graphmend_runtime") == 1
+    assert (pkg / "_graphmend_runtime.py").is_file()
+    for how in (["spkg/tools/backend.py"], ["-m", "spkg.tools.backend"]):
+        run = _bare_python(tmp_path, *how, "3")
+        assert run.returncode == 0, (how, run.stderr)
+        assert run.stdout == "scaling torch.Size([3])\ntensor([2., 2., 2.])\n", how

@@ -121,11 +121,23 @@ def import_line(mode: str, path: str, tree: Optional[ast.Module] = None) -> str:
     real = path and not path.startswith("<") and path != "-"
     root = package_root(path) if real else None
     if root is not None:
+        if tree is not None and _is_script(tree) and not any(
+                isinstance(n, ast.ImportFrom) and n.level > 0 for n in ast.walk(tree)):
+            # a module that is also run as a script (`python pkg/tools/setup.py`, deepxde's
+            # set_default_backend.py, realcode round 9) has no parent package then: a relative
+            # import would fail there, as the file's own absolute ones do not
+            return f"from {root.name} import _graphmend_runtime as {ALIAS}"
         depth = len(Path(path).resolve().parent.relative_to(root).parts)
         return f"from {'.' * (depth + 1)} import _graphmend_runtime as {ALIAS}"
     if real and _in_namespace_package(Path(path).resolve(), tree):
         return f"from . import _graphmend_runtime as {ALIAS}"
     return f"import _graphmend_runtime as {ALIAS}"
+
+
+def _is_script(tree: ast.Module) -> bool:
+    """The module has an `if __name__ == "__main__":` block."""
+    return any(isinstance(st, ast.If) and isinstance(st.test, ast.Compare) and isinstance(st.test.left, ast.Name)
+               and st.test.left.id == "__name__" for st in tree.body)
 
 
 _PACKAGE_IMPORT = r"^[ \t]*(?:from[ \t]+(?:\.|{name}\b)|import[ \t]+{name}\b)"
@@ -139,8 +151,7 @@ def _in_namespace_package(path: Path, tree: Optional[ast.Module]) -> bool:
     if any(p.name in ("site-packages", "dist-packages") for p in d.parents):
         return True
     if tree is not None:
-        if any(isinstance(st, ast.If) and isinstance(st.test, ast.Compare) and isinstance(st.test.left, ast.Name)
-               and st.test.left.id == "__name__" for st in tree.body):
+        if _is_script(tree):
             return False
         for n in ast.walk(tree):  # the file's own imports, from the text being mended
             if isinstance(n, ast.ImportFrom) and (n.level > 0 or (n.module or "").split(".")[0] == d.name) \
