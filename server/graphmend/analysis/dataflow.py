@@ -245,6 +245,7 @@ class Env:
         self.symbols = symbols
         self.fi = fi
         self.cls: Optional[ClassInfo] = fi.cls
+        self._bases_buffers: Optional[set[str]] = None
         self.kinds: dict[str, Kind] = {}
         self.locals: set[str] = set()
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
@@ -383,6 +384,12 @@ class Env:
             return None
         return self.symbols.qualify(e)
 
+    def _base_buffers(self) -> set[str]:
+        """The buffers and parameters of the class's bases (once per walk)."""
+        if self._bases_buffers is None:
+            self._bases_buffers = {b for _, c in list(lineage(self.symbols, self.cls))[1:] for b in c.buffers}
+        return self._bases_buffers
+
     def self_attr_kind(self, attr: str) -> Kind:
         if attr in self.self_kinds:
             return self.self_kinds[attr]
@@ -392,7 +399,7 @@ class Env:
             # torch.optim.Optimizer's groups of parameters and their state (prodigy's `for p in
             # group['params']: ... if p.any():`, realcode round 8): what they hold is not static
             return Kind.UNKNOWN
-        if any(attr in c.buffers for _, c in lineage(self.symbols, self.cls)):
+        if attr in self.cls.buffers or attr in self._base_buffers():
             return Kind.TENSOR  # a buffer or parameter of the class or a base (pomegranate's `frozen`)
         ctor = self.cls.attr_ctors.get(attr)
         if ctor and _torch_func(ctor) and _torch_func(ctor) not in TORCH_STATIC_FUNCS \
