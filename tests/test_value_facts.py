@@ -444,6 +444,14 @@ def test_buffers_of_a_base_and_python_values_of_round_9(tmp_path, monkeypatch):
     assert found(index) == expected
     index.save()
     assert found(DefinitionsIndex(str(tmp_path / "cache" / "defs.pickle"), "fp")) == expected
+    # the tuple bound in the function itself, as pomegranate's _check_parameter does
+    local = ("import numpy\nimport torch\n\n\ndef _check(parameter, min_value):\n"
+             "    vector = (numpy.ndarray, torch.Tensor)\n    if isinstance(parameter, vector):\n"
+             "        return parameter\n    else:\n        if parameter < min_value:\n"
+             "            raise ValueError('below')\n    return parameter\n\n\n"
+             "class M(torch.nn.Module):\n    def forward(self, x: torch.Tensor):\n"
+             "        _check(x, 0.0)\n        return x\n")
+    assert analyze_source(local, str(tmp_path / "local.py")).findings == []
     monkeypatch.syspath_prepend(str(tmp_path))
     from r9pkg.normal import Normal
     assert break_lines(Normal(), torch.ones(2, 3), path=str(pkg / "normal.py")) == {10, 32}

@@ -415,7 +415,7 @@ class FunctionWalker:
         for name in not_tensor:
             if self.env.kinds.get(name) is Kind.TENSOR:
                 self.env.kinds[name] = Kind.UNKNOWN
-        for name in _not_tensor_unless(s.test, self.symbols, False):
+        for name in _not_tensor_unless(s.test, self.symbols, False, self.fi.node):
             if self.env.kinds.get(name) is Kind.TENSOR:
                 self.env.kinds[name] = Kind.UNKNOWN
         for name in _isinstance_numbers(s.test, self.symbols):
@@ -426,7 +426,7 @@ class FunctionWalker:
         self.path[-1] = (s.test, False)
         after_body, facts_body = self.env.kinds, self.facts
         self.env.kinds, self.facts = dict(before), facts_before.copy()
-        for name in [*is_tensor, *_not_tensor_unless(s.test, self.symbols, True)]:
+        for name in [*is_tensor, *_not_tensor_unless(s.test, self.symbols, True, self.fi.node)]:
             # the else side: not a tensor (gpytorch's dtype-or-tensor argument; pomegranate's
             # `isinstance(parameter, vector)`, `vector = (numpy.ndarray, torch.Tensor, ...)`)
             if self.env.kinds.get(name) is Kind.TENSOR:
@@ -990,25 +990,29 @@ def _tensor_tests(test: ast.expr, symbols: Symbols) -> tuple[list[str], list[str
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 
-def _not_tensor_unless(test: ast.expr, symbols: Symbols, holds: bool) -> list[str]:
+def _not_tensor_unless(test: ast.expr, symbols: Symbols, holds: bool, fn: Optional[ast.AST] = None) -> list[str]:
     """Names that are no tensor where `test` is `not holds`: `isinstance(x, T)` with T, a tuple,
-    or a module-level name bound to a tuple that holds torch.Tensor (or Parameter) among other
-    types; where it fails, x is none of them. (`holds` True: the names that are no tensor where
-    the test fails.)"""
+    or a name bound once to a tuple (in the function `fn`, else at module level) that holds
+    torch.Tensor (or Parameter) among other types; where it fails, x is none of them. (`holds`
+    True: the names that are no tensor where the test fails.)"""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _not_tensor_unless(test.operand, symbols, not holds)
+        return _not_tensor_unless(test.operand, symbols, not holds, fn)
     if not holds or not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
                          and test.func.id == "isinstance" and len(test.args) == 2
                          and isinstance(test.args[0], ast.Name)):
         return []
     types = test.args[1]
     if isinstance(types, ast.Name):
-        # the module's own statements (an edit of one is a full check, analysis/incremental.py)
-        top = symbols._tree.body if symbols._tree is not None else []
-        bound = [b.value for b in top if isinstance(b, ast.Assign) and len(b.targets) == 1
+        # bound in the function (pomegranate's `vector = (numpy.ndarray, torch.Tensor, ...)`), else
+        # among the module's own statements (an edit of one is a full check, analysis/incremental.py)
+        local = [b for b in fast_walk(fn) if isinstance(b, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                 and any(isinstance(t, ast.Name) and t.id == types.id
+                         for t in (b.targets if isinstance(b, ast.Assign) else [b.target]))] if fn is not None else []
+        top = symbols._tree.body if symbols._tree is not None and not local else []
+        bound = [b for b in [*local, *top] if isinstance(b, ast.Assign) and len(b.targets) == 1
                  and isinstance(b.targets[0], ast.Name) and b.targets[0].id == types.id]
-        if len(bound) == 1:
-            types = bound[0]
+        if len(bound) == 1 and len(local) <= 1:
+            types = bound[0].value
     elts = types.elts if isinstance(types, ast.Tuple) else [types]
     return [test.args[0].id] if any((symbols.qualify(t) or "") in TENSOR_TYPES for t in elts) else []
 
