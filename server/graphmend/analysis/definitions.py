@@ -9,16 +9,17 @@ relative imports and qualified names depend on), exactly what workspace.Workspac
 
   * imports, aliases, star imports, whether it is a package;
   * each top-level class: its qualified bases, its methods' names, its buffers and parameters,
-    and the parameters its methods store in `self` with their annotations (attr_types.param_stores: what `self.bm(...)` in a
-    subclass elsewhere holds);
+    and the parameters its methods store in `self` with their annotations (attr_types.param_stores:
+    what `self.bm(...)` in a subclass elsewhere holds);
   * each module-level function's name, and the answers of dataflow.return_kinds computed so far
     (a function's answer depends on its module's text alone: a foreign module is evaluated
     without a workspace, so nothing outside it is consulted);
-  * the names `n` of its `self.n(...)` calls, and for which of them no method of a class passes
-    a tensor (callers.inherited_facts asks this of every base class of an opened file's
-    classes, and the answer took parsing and walking the base's whole module:
-    `transformers.modeling_utils` for every model), each with the stat data of the files its
-    walk read: valid while they match.
+  * the names `n` of its `self.n(...)` calls; for which of them no method of a class passes a
+    tensor (callers.inherited_facts asks this of every base class of an opened file's classes);
+    and which of its functions reveal nothing when a call elsewhere passes them tensors at given
+    positions (callers.seeded_findings). Each answer took parsing and walking the whole module
+    (`transformers.modeling_utils` for every model) and is kept with the stat data of the files
+    its walk read: valid while they match.
 
 A record is valid while its file's stat data (size, mtime_ns, inode) match; a function's body is
 parsed (the whole file, as before) only when an answer that is not recorded is asked for. The
@@ -72,13 +73,15 @@ def record_of(sym: Symbols) -> dict:
                     for name, ci in sym.classes.items()},
         "functions": list(sym.functions),
         "returns": dict(sym.__dict__.get("returns_cache", {})),
-        "passes_nothing": {},  # "Class.name" -> ((path, stat), ...) of the files the answer read
+        "passes_nothing": {},  # key (see passes_nothing) -> ((path, stat), ...) of the files the answer read
     }
 
 
 def passes_nothing(sym: Symbols, key: str) -> bool:
-    """The index records that no method of the class calls `self.<name>(...)` with a tensor
-    (`key`: "Class.name"), and no file that answer read has changed since."""
+    """The index records, for `sym`'s module, that a walk finds nothing (`key`: "Class.name":
+    no method of the class calls `self.<name>(...)` with a tensor; "seeded:...": the function's
+    walk with the tensors a call passes finds no site and no further call), and no file that
+    answer read has changed since."""
     entry = sym.__dict__.get("index_entry")
     deps = entry.record["passes_nothing"].get(key) if entry is not None else None
     return deps is not None and all(stat_of(f) == st for f, st in deps)
