@@ -43,7 +43,9 @@ warnings (``stacklevel + 1``), same exception. A non-tensor condition in ``raise
 
 While Dynamo traces, a helper records the call as ``graphmend::emit_v<VERSION>``, an op of a
 ``torch.library.Library`` registered as an ORDERED effectful op, so Dynamo, AOTAutograd and
-Inductor keep it, in program order, in one graph, at any inlining depth. Its implementation
+Inductor keep it in one graph, at any inlining depth, in program order (except under Inductor on
+torch 2.13, whose scheduler drops the ordering edge between two such ops: two messages, or two
+failing checks, may run in the other order there; pytorch/pytorch#188301). Its implementation
 does the real print / log record / warning / raise at run time with the tensors' values at the
 call point (each tensor is copied when the op runs, so a later in-place update, or a buffer
 Inductor reuses, cannot change a record a handler formats later). Log records and warnings
@@ -91,7 +93,7 @@ from typing import NamedTuple as _NamedTuple
 
 import torch as _torch
 
-VERSION = 4  # bump on ANY change of this file: a vendored copy of the same version and another text reads as edited
+VERSION = 5  # bump on ANY change of this file: a vendored copy of the same version and another text reads as edited
 
 __all__ = ["print", "print_if", "log", "log_if", "warn", "warn_if", "raise_if", "raise_unless",
            "format", "percent", "item", "to_float", "to_int", "to_bool", "tolist", "sdp_kernel"]
