@@ -158,6 +158,25 @@ def test_what_an_indexed_base_stores_is_recorded(tmp_path, monkeypatch):
     assert isinstance(sym, IndexedSymbols) and sym._full is None
 
 
+def _parsed_modules(monkeypatch) -> list[str]:
+    """The modules whose whole source the analysis parses (Workspace.module_source), as a list
+    that fills as it runs."""
+    import graphmend.analysis.workspace as wsmod
+    sources: list[str] = []
+    real_source = wsmod.Workspace.module_source
+    monkeypatch.setattr(wsmod.Workspace, "module_source", lambda self, m: sources.append(m) or real_source(self, m))
+    return sources
+
+
+def _session(root, index, sources: list[str]) -> Workspace:
+    """A new session's workspace over `root` with the definitions `index` (None: none), the
+    list of parsed modules emptied."""
+    sources.clear()
+    ws = Workspace([str(root)])
+    ws.definitions = index
+    return ws
+
+
 # the base calls the subclass's `forward` with what a helper in a third module returns
 CALLS_BASE = """import torch
 from pkg.helpers import make
@@ -200,16 +219,10 @@ def test_a_base_that_passes_no_tensor_is_not_parsed_again(tmp_path, monkeypatch)
     helpers.write_text(HELPER_STR)
     main = root / "pkg" / "main.py"
     main.write_text(CALLS_MAIN)
-    import graphmend.analysis.workspace as wsmod
-    sources = []
-    real_source = wsmod.Workspace.module_source
-    monkeypatch.setattr(wsmod.Workspace, "module_source", lambda self, m: sources.append(m) or real_source(self, m))
+    sources = _parsed_modules(monkeypatch)
 
     def findings(index):
-        sources.clear()
-        ws = Workspace([str(root)])
-        ws.definitions = index
-        fa = analyze_source(CALLS_MAIN, str(main), workspace=ws)
+        fa = analyze_source(CALLS_MAIN, str(main), workspace=_session(root, index, sources))
         return [(f.code, f.span.start.line) for f in fa.findings]
 
     store = str(tmp_path / "cache" / "definitions.pickle")
@@ -257,18 +270,12 @@ def test_a_helper_that_reveals_nothing_is_not_parsed_again(tmp_path, monkeypatch
     root = _project(tmp_path, HELPER_QUIET)
     main = root / "pkg" / "main.py"
     main.write_text(CALLS_HELPER)
-    import graphmend.analysis.workspace as wsmod
-    sources = []
-    real_source = wsmod.Workspace.module_source
-    monkeypatch.setattr(wsmod.Workspace, "module_source", lambda self, m: sources.append(m) or real_source(self, m))
+    sources = _parsed_modules(monkeypatch)
 
     def findings(index):
         """What the call reveals in the helper's module (callers.Seeded), as the editor gets it."""
         from graphmend.analysis.engine import summarize
-        sources.clear()
-        ws = Workspace([str(root)])
-        ws.definitions = index
-        summary = summarize(CALLS_HELPER, str(main), workspace=ws)
+        summary = summarize(CALLS_HELPER, str(main), workspace=_session(root, index, sources))
         return [(os.path.basename(s.path), s.finding.code, s.finding.span.start.line) for s in summary.seeded]
 
     store = str(tmp_path / "cache" / "definitions.pickle")

@@ -182,12 +182,8 @@ def _base_self_calls(module: str, cls: str, name: str, ws) -> list[tuple[Functio
     out, read = [], {found[2]}
     for m in callers_of[cls].get(name, ()):
         if m.qualname not in walked:
-            outer, ws.consulted = ws.consulted, set()  # the files this walk reads
-            try:
+            with ws.reading() as mine:  # the files this walk reads
                 w = _walk(bsym, m)
-            finally:
-                mine, ws.consulted = ws.consulted, outer
-                outer |= mine
             walked[m.qualname] = (list(w.calls_out.values()) if w is not None else [], frozenset(mine))
         facts, files = walked[m.qualname]
         read |= files
@@ -350,12 +346,8 @@ def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
         nothing = f"seeded:{fact.qualname}:{fact.skip}:{[(pos, kw) for pos, kw, _ in fact.tensors]}"
         if defs is not None and passes_nothing(defs, nothing):
             continue
-        outer, ws.consulted = ws.consulted, set()
-        try:
+        with ws.reading() as read:
             empty = step(origin, via, via_src, fact, depth)
-        finally:
-            read, ws.consulted = ws.consulted, outer
-            outer |= read
         own = ws.module_file(fact.module)
         if empty and defs is not None and own:
             note_passes_nothing(defs, nothing, read | {own})

@@ -32,7 +32,7 @@ from graphmend.analysis.attr_types import param_stores, same_stores
 from graphmend.analysis.callers import inherited_facts, seeded_findings, still_valid
 from graphmend.analysis.engine import FileSummary, LineIndex, _no_gc, function_findings, suppressions
 from graphmend.analysis.scope import FileScope, file_scope, reach
-from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, registered_name
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
 from graphmend.findings import Finding
@@ -272,10 +272,8 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
             if fi.cls is not ci:
                 continue
             for c in fi.calls:
-                f = c.func
-                if isinstance(f, ast.Attribute) and f.attr in ("register_buffer", "register_parameter") \
-                        and c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
-                    ci.buffers.add(c.args[0].value)
+                if (name := registered_name(c)) is not None:
+                    ci.buffers.add(name)
         class_changed = ci.attr_ctors != old_ci.attr_ctors or ci.buffers != old_ci.buffers or (
             old_ci._param_stores is not None and not same_stores(param_stores(ci), old_ci._param_stores))
         sym.classes = {**old_sym.classes, cls_node.name: ci}

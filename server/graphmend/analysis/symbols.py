@@ -253,9 +253,8 @@ class Symbols:
                 # (`self.register_buffer("frozen", ...)` in pomegranate's Distribution base)
                 c, f = node.value, node.value.func
                 if isinstance(node, ast.Expr):
-                    if isinstance(f, ast.Attribute) and f.attr in ("register_buffer", "register_parameter") \
-                            and c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
-                        fi.cls._buffers.add(c.args[0].value)
+                    if (name := registered_name(c)) is not None:
+                        fi.cls._buffers.add(name)
                 elif (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")) == "Parameter":
                     for t in node.targets:
                         if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
@@ -317,10 +316,8 @@ class Symbols:
             if fi.cls is None:
                 continue
             for c in fi._calls:
-                f = c.func
-                if isinstance(f, ast.Attribute) and f.attr in ("register_buffer", "register_parameter") \
-                        and c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
-                    fi.cls.buffers.add(c.args[0].value)
+                if (name := registered_name(c)) is not None:
+                    fi.cls.buffers.add(name)
 
     def _top_level(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -504,6 +501,15 @@ def sole_return(fn: ast.AST) -> Optional[ast.expr]:
     a docstring allowed before it); None for any other body."""
     body = fn.body[1:] if ast.get_docstring(fn, clean=False) is not None else fn.body
     return body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+
+
+def registered_name(c: ast.Call) -> Optional[str]:
+    """"b" of `....register_buffer("b", ...)` / `register_parameter("b", ...)`; else None."""
+    f = c.func
+    if isinstance(f, ast.Attribute) and f.attr in ("register_buffer", "register_parameter") \
+            and c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
+        return c.args[0].value
+    return None
 
 
 def lineage(sym: "Symbols", ci: "ClassInfo", limit: int = 8, ws=None):

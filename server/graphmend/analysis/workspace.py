@@ -9,6 +9,7 @@ cannot follow (star imports, re-exports through package __init__ files).
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import importlib.machinery
 import os
@@ -297,6 +298,20 @@ class Workspace:
             pass
         return self._jedi_cache[key]
 
+    @contextlib.contextmanager
+    def reading(self):
+        """Yields a set that holds, on exit, the module files read meanwhile (those `consulted`
+        records): what an answer kept for later depends on. They count as consulted by the
+        enclosing work too."""
+        outer, self.consulted = self.consulted, set()
+        read: set[str] = set()
+        try:
+            yield read
+        finally:
+            read |= self.consulted
+            self.consulted = outer
+            outer |= read
+
     def is_module_class(self, dotted: str, depth: int = 0) -> bool:
         if dotted in MODULE_BASES:
             return True
@@ -306,8 +321,7 @@ class Workspace:
             self.consulted |= self._module_files.get(dotted, frozenset())
             return self._module_cache[dotted]
         self._module_cache[dotted] = False
-        outer, self.consulted = self.consulted, set()  # what this answer reads
-        try:
+        with self.reading() as mine:  # what this answer reads
             last = dotted.rsplit(".", 1)[-1]
             result = False
             if dotted.startswith("torch.nn.") and last[:1].isupper() and "functional" not in dotted:
@@ -319,9 +333,6 @@ class Workspace:
                     result = any(self.class_is_module(sym, ci, depth + 1) for _ in [0])
                 elif last.endswith(KNOWN_MODULE_SUFFIXES):
                     result = True
-        finally:
-            mine, self.consulted = self.consulted, outer
-            outer |= mine
         self._module_cache[dotted] = result
         self._module_files[dotted] = frozenset(mine)
         return result

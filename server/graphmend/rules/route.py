@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
-from graphmend.analysis.detect import Site
+from graphmend.analysis.detect import Site, _bound_names
 from graphmend.findings import Applicability, TextEdit
 from graphmend.rules.base import claim_safely, Context, Example, Verdict
 
@@ -272,23 +272,13 @@ def _claim(sites: list[Site], fi, symbols) -> list[Site]:
 def _per_iteration(loop: ast.For, body, routing: list[ast.expr]) -> bool:
     """Some routing expression reads the loop's variables, or a name the loop body binds from
     them (`mask = routing == i`, `torch.where(expert_mask[e])`): each expert selects its own."""
-    varying = _bound(loop.target)
+    varying = _bound_names(loop, stored_only=True)
     for _ in range(2):
         for s in body:
             if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and s.value is not None \
                     and any(isinstance(n, ast.Name) and n.id in varying for n in fast_walk(s.value)):
-                for t in (s.targets if isinstance(s, ast.Assign) else [s.target]):
-                    varying |= _bound(t)
+                varying |= _bound_names(s, stored_only=True)
     return any(isinstance(n, ast.Name) and n.id in varying for e in routing for n in fast_walk(e))
-
-
-def _bound(t: ast.expr) -> set[str]:
-    """The names an assignment target binds (`a`, `a, (b, *c)`; not those of `x[i]` or `o.f`)."""
-    if isinstance(t, ast.Name):
-        return {t.id}
-    if isinstance(t, (ast.Tuple, ast.List)):
-        return {n for e in t.elts for n in _bound(e)}
-    return _bound(t.value) if isinstance(t, ast.Starred) else set()
 
 
 def _mask_assigns(body, bools: set[str]) -> list[ast.Assign]:
