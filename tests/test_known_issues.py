@@ -5,10 +5,15 @@ torch 2.13 CPU inductor: an ordered effectful op with NO tensor argument between
 computations that inductor fuses into one kernel makes the generated code free or reuse a buffer
 before the fused kernel uses it (`UnboundLocalError: bufN`). A deferred message with no tensor in
 it (bart's `logger.warning_once("Passing a tuple ...")`) was such an op, so bart fp16 mended did
-not compile under CPU inductor (benchmarks/verify.py). The runtime now passes an empty CPU tensor
-to the op when a message holds none (inductor then schedules it as an extern kernel on the CPU,
-as it does torch's own print HOP); the op never reads it. When a torch release fixes the bug, the
-strict xfail below fails: then the workaround in graphmend/runtime.py `_emit` can go.
+not compile under CPU inductor (benchmarks/verify.py). The runtime's op now always takes a CPU
+tensor, the one it declares written (`_ORDER`, below); inductor then schedules it as an extern
+kernel on the CPU, as it does torch's own print HOP. When a torch release fixes the bug, the
+strict xfail below fails.
+
+torch 2.13 inductor: the scheduler drops the ordering edge between two ordered effectful ops
+(pytorch/pytorch#188301). Two mended checks that both fail raised the second's exception, two
+messages could print in the other order. The runtime's op declares one module-level tensor
+written (`runtime._ORDER`), and inductor keeps two writes of one buffer in order.
 """
 
 from __future__ import annotations
@@ -78,18 +83,73 @@ def test_the_mended_module_compiles_as_one_graph_with_inductor(tmp_path):
     assert _run(module, "inductor") == (True, ["Passing a tuple is deprecated"] * 2)
 
 
-# the same module calling the op itself with no tensor: the torch bug, without the workaround
-BARE_OP = SOURCE.replace(
-    'logger = logging.getLogger("graphmend.known_issue")\n',
-    'import graphmend.runtime as graphmend  # registers the op\n'
-    'OP = getattr(torch.ops.graphmend, f"emit_v{graphmend.VERSION}").default\n').replace(
-    'logger.warning("Passing a tuple is deprecated")',
-    'OP("print", ["stdout", "0", "s ", "s\\n"], ["sno tensor here"], 1, [])')
+# the same module calling, instead of the message, an ordered effectful op that takes no tensor
+# (one this test defines): torch's bug, which the runtime's op no longer meets
+BARE_OP = SOURCE.replace('logger.warning("Passing a tuple is deprecated")', 'OP("no tensor here")')
+
+
+def _bare_op():
+    from torch._higher_order_ops.effects import _EffectType, _register_effectful_op
+    if not hasattr(torch.ops.graphmend_known_issue, "noop"):
+        lib = torch.library.Library("graphmend_known_issue", "FRAGMENT")
+        lib.define("noop(str s) -> ()", tags=(torch.Tag.nondeterministic_seeded,))
+        lib.impl("noop", lambda s: None, "CompositeExplicitAutograd")
+        torch.library.register_fake("graphmend_known_issue::noop", lambda s: None, lib=lib)
+        _LIBRARIES.append(lib)
+    op = torch.ops.graphmend_known_issue.noop.default
+    _register_effectful_op(op, _EffectType.ORDERED)
+    return op
+
+
+_LIBRARIES = []
 
 
 @pytest.mark.xfail(raises=UnboundLocalError, strict=True,
                    reason="torch 2.13 CPU inductor fuses across an ordered effectful op that has no tensor "
                           "argument and frees a buffer before the fused kernel reads it (UnboundLocalError: bufN)")
 def test_torch_bug_inductor_fuses_across_an_effectful_op_without_tensors(tmp_path):
-    assert "OP(" in BARE_OP and "logger" not in BARE_OP.split("class M")[1]
-    assert _run(load_module(BARE_OP, tmp_path, "known_issue_bare"), "inductor", calls=1)[0]
+    module = load_module(BARE_OP, tmp_path, "known_issue_bare")
+    module.OP = _bare_op()
+    assert _run(module, "inductor", calls=1)[0]
+
+
+TWO_CHECKS = textwrap.dedent('''
+    import torch
+
+    def f(x, y):
+        z = x.clone()
+        if not z.abs().max() > 0.5:
+            raise RuntimeError("first")
+        if y.sum():
+            raise ZeroDivisionError("second")
+        print("z", z)
+        print("y", y.sum())
+        return z
+''')
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+def test_mended_effects_run_in_program_order_under_every_backend(tmp_path, backend, capfd):
+    """pytorch/pytorch#188301: inductor ran the second of two failing checks first. The mended
+    checks raise the original's exception, and the messages print in order, in one graph."""
+    mended = mend(TWO_CHECKS)
+    assert mended.count("graphmend.raise_") == 2 and mended.count("graphmend.print(") == 2
+    original, module = load_module(TWO_CHECKS, tmp_path, "two_checks"), load_module(mended, tmp_path, "two_checks_m")
+    torch._dynamo.reset()
+    graphs = []
+
+    def counting(gm, example_inputs):
+        graphs.append(gm)
+        return torch._dynamo.backends.registry.lookup_backend(backend)(gm, example_inputs)
+    fn = torch.compile(module.f, backend=counting, fullgraph=True)
+    for x, y in [(torch.tensor(0), torch.tensor([True])), (torch.tensor(0), torch.tensor([False])),
+                 (torch.tensor(1), torch.tensor([True])), (torch.tensor(1), torch.tensor([False]))]:
+        outcome = []
+        for run in (original.f, fn):
+            try:
+                out = run(x, y)
+                outcome.append(("ok", out.tolist(), capfd.readouterr().out))
+            except (RuntimeError, ZeroDivisionError) as e:
+                outcome.append((type(e).__name__, str(e), capfd.readouterr().out))
+        assert outcome[0] == outcome[1], (x, y)
+    assert len(graphs) == 1

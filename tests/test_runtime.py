@@ -345,7 +345,8 @@ def test_constant_marker_is_what_torch_uses():
 # bump VERSION, which makes `graphmend fix` replace the older copies.
 RUNTIME_DIGESTS = {3: "e541f7f28cb99cd2b8156d2ccbef824364238a7bc9e844f0c0a9662eb7f9efca",
                    4: "edb47b2b76591c928574592d261d2c8e113a7ac6213e1062547305a6cd3700ff",
-                   5: "5ee275e203b2da5d70bdec4877ef0c1ddd89de7d64f5fb7cbc42b95b0f9ab4c8"}
+                   5: "5ee275e203b2da5d70bdec4877ef0c1ddd89de7d64f5fb7cbc42b95b0f9ab4c8",
+                   6: "92d36cbced7461a9b75f0eade62f9848fbcf344688aa18bc44512c2f08901e99"}
 
 
 def test_a_changed_runtime_has_a_new_version():

@@ -43,9 +43,10 @@ warnings (``stacklevel + 1``), same exception. A non-tensor condition in ``raise
 
 While Dynamo traces, a helper records the call as ``graphmend::emit_v<VERSION>``, an op of a
 ``torch.library.Library`` registered as an ORDERED effectful op, so Dynamo, AOTAutograd and
-Inductor keep it in one graph, at any inlining depth, in program order (except under Inductor on
-torch 2.13, whose scheduler drops the ordering edge between two such ops: two messages, or two
-failing checks, may run in the other order there; pytorch/pytorch#188301). Its implementation
+Inductor keep it in one graph, at any inlining depth, in program order. Every call also names one
+module-level tensor as written (``_ORDER``, empty, never really written): Inductor on torch 2.13
+drops the ordering edge between two effectful ops (pytorch/pytorch#188301; two failing checks
+raised the second's exception), but it keeps two writes of one buffer in order. Its implementation
 does the real print / log record / warning / raise at run time with the tensors' values at the
 call point (each tensor is copied when the op runs, so a later in-place update, or a buffer
 Inductor reuses, cannot change a record a handler formats later). Log records and warnings
@@ -93,7 +94,7 @@ from typing import NamedTuple as _NamedTuple
 
 import torch as _torch
 
-VERSION = 5  # bump on ANY change of this file: a vendored copy of the same version and another text reads as edited
+VERSION = 6  # bump on ANY change of this file: a vendored copy of the same version and another text reads as edited
 
 __all__ = ["print", "print_if", "log", "log_if", "warn", "warn_if", "raise_if", "raise_unless",
            "format", "percent", "item", "to_float", "to_int", "to_bool", "tolist", "sdp_kernel"]
@@ -232,7 +233,7 @@ def _decode(items, pos, tensors):
     return t.clone(), pos  # the value at the call, whatever happens to the buffer later
 
 
-def _emit_impl(action, meta, items, nargs, tensors):
+def _emit_impl(action, meta, items, nargs, tensors, order):
     """Run time: perform the recorded print / log / warn / raise ("?action": only if the
     first item, the condition of a mended `if <tensor>:`, holds)."""
     objs, pos = [], 0
@@ -294,7 +295,9 @@ def _register():
             # nondeterministic_seeded: fake-tensor / make_fx constant propagation must never
             # run the op while tracing when all its tensors are constants (print(3.5), x.shape)
             lib = _torch.library.Library("graphmend", "FRAGMENT")
-            lib.define(f"{name}(str action, str[] meta, str[] items, int nargs, Tensor[] tensors) -> ()",
+            # `order` is declared written so that Inductor keeps the calls in program order
+            lib.define(f"{name}(str action, str[] meta, str[] items, int nargs, Tensor[] tensors, Tensor(a!) order)"
+                       " -> ()",
                        tags=(_torch.Tag.nondeterministic_seeded,))
             lib.impl(name, _emit_impl, "CompositeExplicitAutograd")
             _torch.library.register_fake(f"graphmend::{name}", lambda *args: None, lib=lib)
@@ -307,6 +310,11 @@ def _register():
 
 
 _op = _register()
+# What every call "writes" (see `_register`); never really read or written. It also gives the op a
+# device when a message holds no tensor: torch 2.13 CPU inductor fuses the kernels on both sides of
+# an ordered effectful op without tensor arguments and frees a buffer before the fused kernel reads
+# it (UnboundLocalError: bufN, tests/test_known_issues.py).
+_ORDER = _torch.empty(0, device="cpu") if _op is not None else None
 
 
 def _compiling():
@@ -414,14 +422,7 @@ def _emit(action, meta, args, when=_NO_COND):
     for a in args:
         if not _encode(a, tensors, items):
             return False
-    if not tensors:
-        # torch 2.13 CPU inductor: an ordered effectful op with no tensor argument has no device,
-        # and the scheduler fuses the kernels on both sides of it and frees a buffer before the
-        # fused kernel reads it (UnboundLocalError: bufN, tests/test_known_issues.py); with one
-        # tensor (on the CPU, as inductor places torch's own print HOP) it is scheduled like any
-        # other extern kernel. The op never reads it.
-        tensors = [_torch.empty(0)]
-    _op(action, meta, items, len(args), tensors)
+    _op(action, meta, items, len(args), tensors, _ORDER)
     return True
 
 
