@@ -346,7 +346,7 @@ def test_constant_marker_is_what_torch_uses():
 RUNTIME_DIGESTS = {3: "e541f7f28cb99cd2b8156d2ccbef824364238a7bc9e844f0c0a9662eb7f9efca",
                    4: "edb47b2b76591c928574592d261d2c8e113a7ac6213e1062547305a6cd3700ff",
                    5: "5ee275e203b2da5d70bdec4877ef0c1ddd89de7d64f5fb7cbc42b95b0f9ab4c8",
-                   6: "92d36cbced7461a9b75f0eade62f9848fbcf344688aa18bc44512c2f08901e99"}
+                   6: "68b1ab278906d9a0c37570972ac04c433ef4ba0aab4ac6f3d96c8a7a35326b4d"}
 
 
 def test_a_changed_runtime_has_a_new_version():
@@ -903,3 +903,41 @@ def test_known_difference_input_mutation_before_a_raising_guard(moddir):
         after[backend] = x.tolist()
     torch._dynamo.reset()
     assert after == {None: [101.0, 101.0], "eager": [101.0, 101.0], "aot_eager": [100.0, 100.0]}
+
+
+def test_helpers_called_from_code_dynamo_runs_eagerly(moddir):
+    """Realcode round 10 (POT's sinkhorn_knopp): a loop Dynamo cannot resume from makes it run
+    the frame eagerly; a helper called there was compiled as a frame of its own: one graph more
+    than the original, and a warning at the runtime's line. Now it runs as the original
+    statement: the same events (warning and record locations included) and no more graphs."""
+    body = '''
+        def solve(x):
+            for i in range(3):
+                if x.sum() > 1e9:
+                    break
+            else:
+                {}
+                {}
+                {}
+            return x * 2
+    '''
+    orig = load(moddir, original_source(textwrap.dedent(body).format(
+        'warnings.warn("did not converge")', 'logger.info("residual %s", x.sum())',
+        'print("steps", x.sum().item())')), "eager_orig")
+    mended = load(moddir, mended_source(textwrap.dedent(body).format(
+        'graphmend.warn("did not converge")', 'graphmend.log(logger, "info", "residual %s", x.sum())',
+        'graphmend.print("steps", graphmend.item(x.sum()))')), "eager_mended")
+    assert "graphmend.item(x.sum())" in open(mended.__file__).read()
+    outcome = []
+    for mod in (orig, mended):
+        graphs, events = [], []
+        torch._dynamo.reset()
+        fn = torch.compile(mod.solve, backend=counting_backend("eager", graphs))
+        with capture(events):
+            run_calls(fn, [torch.ones(3), torch.full((2,), 0.5)], events)
+        outcome.append((normalise(events, mod), len(graphs)))
+    torch._dynamo.reset()
+    (expected, original_graphs), (got, mended_graphs) = outcome
+    assert [e[0] for e in expected].count("warn") == 2 and any(e[0] == "log" for e in expected)
+    assert got == expected
+    assert mended_graphs <= original_graphs

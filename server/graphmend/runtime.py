@@ -546,3 +546,23 @@ def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, e
     if enable_cudnn:
         backends.append(SDPBackend.CUDNN_ATTENTION)
     return sdpa_kernel(backends)
+
+
+def _run_eagerly_as_frames_of_their_own():
+    """Eager code that calls a helper while torch.compile is active (a caller Dynamo skipped, or
+    ran eagerly after a break it could not resume from) made Dynamo compile the helper as a frame
+    of its own: one more graph, and a trace with no user frame in it, so a warning or log record
+    named this module's line (realcode round 10, POT's sinkhorn_knopp). Each helper's code is
+    marked so that, as a frame of its own, it and what it calls run eagerly, as the original
+    statement would; inlined into a frame Dynamo traces it is traced as before. A private API of
+    torch's C extension (no import of torch._dynamo); without it nothing is marked."""
+    try:
+        from torch._C._dynamo.eval_frame import _FrameAction, _FrameExecStrategy, set_code_exec_strategy
+        skip = _FrameExecStrategy(_FrameAction.SKIP, _FrameAction.SKIP)
+        for name in __all__:
+            set_code_exec_strategy(globals()[name].__code__, skip)
+    except Exception:
+        pass
+
+
+_run_eagerly_as_frames_of_their_own()
