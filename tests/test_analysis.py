@@ -796,3 +796,20 @@ def test_single_file_check_walks_only_what_is_reached_with_the_same_findings(nam
     assert [key(f) for f in got] == [key(f) for f in want] and want
     lean = summarize(text, str(files[0]), settings, select=lambda s: {})
     assert not lean.by_function and full.by_function  # nothing selected: nothing walked
+
+
+def test_checking_and_mending_show_no_warnings_of_the_code_read():
+    """Realcode round 10: POT's non-raw docstring with `\\delta` printed "invalid escape sequence"
+    from every mended import (`graphmend run` parses the original and the mended text). Python
+    shows it once, when it writes the .pyc; checking or mending a file is not importing it."""
+    import warnings
+
+    from graphmend.rewrite.apply import fix_source
+
+    text = 'import torch\n\n\ndef f(x):\n    """a \\\\delta"""\n    print(x)\n    return x\n'.replace("\\\\", "\\")
+    assert "\\delta" in text
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = analyze_source(text, "esc.py", Settings(scope="module")).findings
+        assert [f.code for f in found] == ["GM101"]
+        assert "graphmend.print(x)" in fix_source(text, path="esc.py", settings=Settings(scope="module")).text

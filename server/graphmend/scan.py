@@ -24,7 +24,6 @@ file becomes a result with ``error`` set, and the rest are still checked.
 
 from __future__ import annotations
 
-import ast
 import codecs
 import concurrent.futures as cf
 import dataclasses
@@ -41,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from graphmend import analysis
+from graphmend.analysis.astwalk import parse
 from graphmend.analysis.callers import Seeded
 from graphmend.config import Settings
 from graphmend.findings import Applicability, Finding, Pos, Span, carry_over
@@ -374,7 +374,7 @@ def write_atomic(path: str, data: bytes) -> None:
 def parse_error(text: str, path: str = "<string>") -> Optional[str]:
     """None when `text` parses as Python, else a one-line description of why not."""
     try:
-        ast.parse(text, path)
+        parse(text, path)
     except SyntaxError as e:
         return f"{e.msg} (line {e.lineno})"
     except (ValueError, RecursionError, MemoryError) as e:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from dataclasses import replace
 from typing import Callable, Optional
 
+from graphmend.analysis.astwalk import parse
 from graphmend.analysis.callers import Seeded, inherited_facts, place, seeded_findings
 from graphmend.analysis.detect import FunctionWalker
 from graphmend.analysis.scope import FileScope, file_scope, reach
@@ -167,7 +168,7 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
     lines = LineIndex(text)
     summary = FileSummary(path, None, suppressions=suppressions(text))
     try:
-        tree = ast.parse(text, filename=path)
+        tree = parse(text, path)
     except (SyntaxError, ValueError) as e:
         if not isinstance(e, SyntaxError):
             e = SyntaxError(str(e))

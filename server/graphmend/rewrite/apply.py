@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from graphmend.analysis.astwalk import parse
 from graphmend.analysis.engine import LineIndex, analyze_source
 from graphmend.analysis.symbols import Symbols, module_name_for
 from graphmend.config import DEFAULT_LINE_LENGTH, Settings
@@ -64,7 +65,7 @@ def helper_insertion(text: str, tree: Optional[ast.Module] = None, mode: str = "
     """The edit that binds the runtime: its import line right after the module's leading imports
     (and docstring, __future__), or, inline, the block there between blank lines.
     `tree`: the text's ast, when the caller has it."""
-    tree = tree if tree is not None else ast.parse(text)
+    tree = tree if tree is not None else parse(text)
     last = None
     for stmt in tree.body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -156,7 +157,7 @@ def one_pass(text: str, path: str, settings: Settings, unsafe: bool, workspace=N
         edits.append(helper_insertion(text, mode=mode, path=path))
     new = apply_edits(text, edits)
     try:
-        ast.parse(new)
+        parse(new)
     except SyntaxError as e:  # never hand back code that does not parse
         return text, [], skipped + [(f, f"the mended code would not parse ({e.msg}); left unchanged")
                                     for f, _ in accepted], analysis.findings
@@ -201,7 +202,7 @@ def fixes_for(text: str, findings: list[Finding], path: str = "<string>", worksp
               settings: Settings | None = None, unsafe: bool = True, runtime: Optional[str] = None) -> dict:
     """The edits of each given finding (the runtime's import included), by id(finding)."""
     mode = runtime_mode(settings or Settings(), runtime)
-    tree = ast.parse(text)
+    tree = parse(text)
     sym = Symbols(tree, module_name_for(path) if path != "<string>" else "__main__",
                   is_package=path.endswith("__init__.py"))
     lines = LineIndex(text)
@@ -254,7 +255,7 @@ def _region_parses(text: str, tree: ast.Module, edits: list[TextEdit]) -> bool:
 
 def _parses(text: str) -> bool:
     try:
-        ast.parse(text)
+        parse(text)
         return True
     except SyntaxError:
         return False
