@@ -197,3 +197,30 @@ def test_a_nonzero_whose_rows_drive_a_loop_says_what_the_loop_does(tmp_path):
         torch._dynamo.reset()
     assert {(r.user_stack[-1].lineno, r.reason.splitlines()[0]) for r in ex.break_reasons} == \
         {(5, "Dynamic shape operator")}
+
+
+# realcode round 10 (auraloss): random draws. numpy's is a traced 0-dim array that `y * h` reads
+# as a Python number; `random`'s are functions Dynamo skips. The others Dynamo traces.
+RANDOM_BREAKS = ["np.random.rand()", "np.random.randn()", "np.random.randint(1, 5)", "np.random.choice([1.0, 0.5])",
+                 "np.random.uniform(0.5, 1.5)", "np.random.normal()", "np.random.permutation(4)[0]",
+                 "np.random.random()", "np.random.random_sample()", "np.random.standard_normal()",
+                 "random.random()", "random.choice([1, 2])", "random.gauss(0, 1)", "random.sample([1, 2], 1)[0]",
+                 "random.betavariate(1, 1)", "random.normalvariate(0, 1)", "random.getrandbits(3)"]
+RANDOM_TRACED = ["random.randint(1, 5)", "random.uniform(0.5, 1.5)", "random.randrange(1, 5)"]
+
+
+@pytest.mark.parametrize("draw", RANDOM_BREAKS + RANDOM_TRACED)
+def test_random_draws_dynamo_cannot_trace(draw, tmp_path):
+    text = ("import random\n\nimport numpy as np\nimport torch\n\n\n"
+            f"def f(x):\n    y = x + 1\n    h = {draw}\n    return y * h\n\n\ncompiled = torch.compile(f)\n")
+    got = [(fd.code, fd.span.start.line) for fd in analyze_source(text, "draw.py").findings]
+    assert got == ([("GM403", 9)] if draw in RANDOM_BREAKS else []), draw
+    mod = load_module(text, tmp_path, "random_draw")
+    counter = Counter()
+    torch._dynamo.reset()
+    logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
+    try:
+        torch.compile(mod.f, backend=counter)(torch.ones(3))
+    finally:
+        torch._dynamo.reset()
+    assert len(counter.graphs) == (2 if draw in RANDOM_BREAKS else 1), draw

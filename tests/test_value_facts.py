@@ -455,3 +455,58 @@ def test_buffers_of_a_base_and_python_values_of_round_9(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     from r9pkg.normal import Normal
     assert break_lines(Normal(), torch.ones(2, 3), path=str(pkg / "normal.py")) == {10, 32}
+
+
+# realcode round 10 (POT): a jump on a tensor outside a condition, and a number proven by `or`
+ROUND10 = """\
+from typing import Optional, Tuple
+
+import torch
+
+
+def plans(x, a, b):
+    n, m = a.shape[0], b.shape[0]
+    is_perm = (n == m) and (a == a.sum() / n).all() and (b > 0).all()
+    y = x * 2
+    if is_perm:
+        y = y + 1
+    return y
+
+
+def maximum(a, b):
+    if isinstance(b, int) or isinstance(b, float):
+        b = torch.tensor([float(b)], dtype=a.dtype, device=a.device)
+    return torch.maximum(a, b * a.sum() / a.sum())
+
+
+def sized(x, size: Optional[Tuple[int, int]] = None):
+    size = size or (x.size(0), x.size(1))
+    return x.reshape(size)
+
+
+def decay(step: torch.Tensor):
+    epoch = (step - 1).clamp(min=0.0)
+    if epoch.item() <= 0:
+        return 0.0
+    return 1 - 1 / (1 + epoch)
+"""
+
+
+def test_truth_of_an_operand_and_numbers_an_or_proves(tmp_path):
+    """`(n == m) and (a == ...).all() and ...` takes the truth of the second operand (a tensor)
+    outside any condition: Dynamo breaks on that line, and on the `if` that reads it. In
+    `maximum`, `isinstance(b, int) or isinstance(b, float)` proves b a number in its body, so
+    `float(b)` reads no tensor (b's `.dtype` elsewhere made it one). `size or (...)` defaults an
+    optional argument: not reported. `if epoch.item() <= 0:` declines saying what `.item()` does."""
+    found = analyze_source(ROUND10, "round10.py", Settings(scope="module")).findings
+    assert sites(found) == {("GM201", 8), ("GM201", 10), ("GM201", 28)}
+    item = next(f for f in found if f.span.start.line == 28)  # ema-pytorch's decay: why, in its words
+    assert item.decline_reason.startswith("`.item()` raises when the tensor holds several elements")
+    op = next(f for f in found if f.span.start.line == 8)
+    assert op.message.startswith("`and` takes the truth of a tensor value") and not op.fixable
+    assert "outside a condition" in op.decline_reason
+    mod = load_module(ROUND10, tmp_path, "round10_run")
+    x, a = torch.ones(3), torch.full((3,), 0.5)
+    assert break_lines(mod.plans, x, a, a, path=mod.__file__) == {8, 10}
+    assert break_lines(mod.maximum, a, 0, path=mod.__file__) == set()
+    assert break_lines(mod.sized, torch.ones(2, 3), None, path=mod.__file__) == set()

@@ -32,6 +32,13 @@ UNTRACEABLE = {
     "subprocess.run": "subprocess.run()", "sys.stdout.write": "sys.stdout.write()",
     "sys.stderr.write": "sys.stderr.write()", "torch.save": "torch.save()",
     "torch.load": "torch.load()", "numpy.random.rand": "numpy.random", "random.random": "random.random()",
+    # measured on torch 2.13 (`y * h`, fullgraph=True; realcode round 10, auraloss): numpy's draw
+    # a traced 0-dim array read as a Python number; `random`'s are skipped functions. Not
+    # `numpy.random.seed`/`shuffle`, `random.randint`/`uniform`/`randrange`: Dynamo traces those
+    **{f"numpy.random.{f}": "numpy.random" for f in ("randn", "randint", "choice", "uniform", "normal",
+                                                     "permutation", "random", "random_sample", "standard_normal")},
+    **{f"random.{f}": f"random.{f}()" for f in ("choice", "seed", "gauss", "shuffle", "sample", "betavariate",
+                                                "normalvariate", "getrandbits")},
 }
 DATA_BOOL_FUNCS = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
 # Scalar multipliers a tensor passed to is read into Python ("Data dependent operator", GB0033:
@@ -321,7 +328,7 @@ class FunctionWalker:
             self.block(s.finalbody)
         elif isinstance(s, ast.Assert):
             if _dynamo_asserts(s):
-                self.exprs(s.test)  # what the test reads may still break (`.item()`), not the assert
+                self.exprs(s.test, truth=True)  # what the test reads may still break (`.item()`), not the assert
             else:
                 self.cond(s, s.test)
             if s.msg is not None:
@@ -517,7 +524,7 @@ class FunctionWalker:
         tr = None
         if isinstance(owner, ast.If) and not _is_guard(owner):
             tr, dd, static = self.scalar_condition(test)
-        self.exprs(test)
+        self.exprs(test, truth=True)
         if tr is None:
             dd, static = self.split_condition(test)
         if dd is None:
@@ -565,8 +572,11 @@ class FunctionWalker:
         return self.env.kind(e) is Kind.TENSOR
 
     # --- expressions -------------------------------------------------------------------------
-    def exprs(self, e: ast.expr) -> None:
+    def exprs(self, e: ast.expr, truth: bool = False) -> None:
+        """Sites in `e`; `truth`: `e` is a condition whose truth `cond` reports (so are the tests
+        of conditional expressions in it)."""
         nodes = _walk_expr(e)
+        tested = {id(n) for n in ast.walk(e) if isinstance(n, ast.BoolOp)} if truth else set()
         for b in nodes:
             if isinstance(b, ast.BoolOp) and id(b) not in self._short_circuit_seen:
                 self._short_circuit_seen.add(id(b))
@@ -578,7 +588,10 @@ class FunctionWalker:
         for node in nodes:
             if isinstance(node, ast.Call):
                 self.call(node)
+            elif isinstance(node, ast.BoolOp) and id(node) not in tested:
+                self.operand_truth(node)
             elif isinstance(node, ast.IfExp):
+                tested.update(id(n) for n in ast.walk(node.test) if isinstance(n, ast.BoolOp))
                 tr, dd, static = self.scalar_condition(node.test)
                 if tr is None:
                     dd, static = self.split_condition(node.test)
@@ -606,6 +619,26 @@ class FunctionWalker:
                 if self.env.kind(node.value) is Kind.TENSOR and any(
                         self.env.kind(b) is Kind.TENSOR for b in bounds):
                     self.add("GM401", node, detail="slicing with tensor-valued bounds", gb_id="GB0038")
+
+    def operand_truth(self, b: ast.BoolOp) -> None:
+        """An `and` / `or` that is not a condition still takes the truth of every operand but the
+        last: a tensor there is a jump on its value (POT's `is_perm = (n == m) and (a == a.sum() /
+        n).all() and ...`, measured: Dynamo breaks on that line, GB0170). Static operands before
+        it are the condition it breaks under. Not a name that may be None: `size = size or
+        (h, w)` defaults an optional argument, whatever the walk took it for (a tuple, a type,
+        torch_geometric's and monai's), and a tensor there would be an error, not a branch."""
+        static = []
+        for v in b.values[:-1]:
+            k = self.env.kind(v)
+            if k is Kind.STATIC:
+                static.append(v)
+                continue
+            if isinstance(v, ast.Name) and v.id in self.maybe_none_names():
+                return
+            if k is Kind.TENSOR and self.truth_of_tensor(v):
+                note = "only when " + " and ".join(ast.unparse(t) for t in static) if static else None
+                self.add("GM201", b, test=v, static_test=static, note=note)
+            return
 
     def compares_itself(self, value: ast.expr, index: ast.expr) -> bool:
         """`index` is an ordering comparison (`<`, `<=`, `>`, `>=`; or a mask name bound to one,
@@ -1019,9 +1052,13 @@ def _not_tensor_unless(test: ast.expr, symbols: Symbols, holds: bool, fn: Option
 
 def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
     """Names that `test` proves Python numbers (or slices, strs) when true: `isinstance(n, int)`,
-    `isinstance(n, (int, float))`, `isinstance(i, slice)`, and those among the operands of an `and`."""
+    `isinstance(n, (int, float))`, `isinstance(i, slice)`, those among the operands of an `and`, and
+    those every operand of an `or` proves (POT's `isinstance(b, int) or isinstance(b, float)`)."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [n for v in test.values for n in _isinstance_numbers(v, symbols)]
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        first, *rest = [_isinstance_numbers(v, symbols) for v in test.values]
+        return [n for n in dict.fromkeys(first) if all(n in r for r in rest)]
     if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
             and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
         return []

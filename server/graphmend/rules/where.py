@@ -92,6 +92,9 @@ def message(site: Site) -> str:
     if site.extracted is not None:
         return (f"{' and '.join(site.extracted.details)} in the condition reads a tensor's value into "
                 "Python: the data-dependent branch breaks the graph")
+    if isinstance(site.node, ast.BoolOp):
+        op = "and" if isinstance(site.node.op, ast.And) else "or"
+        return f"`{op}` takes the truth of a tensor value: a data-dependent branch that breaks the graph"
     return "data-dependent branch on a tensor value breaks the graph"
 
 
@@ -126,6 +129,9 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
         return plan, None
     if isinstance(node, ast.While):
         return None, "a loop condition cannot become dataflow"
+    if isinstance(node, ast.BoolOp):
+        return None, ("an `and` / `or` outside a condition gives one of its operands, not a bool; "
+                      "no rewrite keeps what it gives (keep the value a tensor: `&`, `|`, torch.logical_and)")
     if not isinstance(node, ast.If):
         return None, "not an if statement"
     if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
@@ -587,6 +593,10 @@ def _judge(site: Site, ctx: Context, env, torch_name: str) -> Verdict:
                     "tensor values (later `is None` tests read that in Python); torch.where and "
                     "torch.cond need tensors on both sides")
     if not _is_single_element(site.test, site, ctx, env):
+        if site.extracted is not None:  # `if epoch.item() <= 0:` (ema-pytorch, realcode round 10)
+            return Verdict.decline(
+                f"{' and '.join(site.extracted.details)} raises when the tensor holds several elements; "
+                "nothing here proves it holds one, and torch.where would broadcast instead")
         return Verdict.decline("the condition may hold several elements; Python raises on that, "
                                "torch.where would broadcast instead")
     if env.kind(site.test) is not Kind.TENSOR or _has_python_bool(site.test, ctx):
