@@ -24,6 +24,7 @@ REQUIREMENTS = [
     "monai==1.6.1", "stable-baselines3==2.9.2", "pytorch-tabnet==4.1.0", "performer-pytorch==1.1.4",
     "pyro-ppl==1.9.2", "botorch==0.18.1", "bs-roformer==1.2.4", "prodigyopt==1.1.2",
     "torchkbnufft==1.5.2", "deepxde==1.15.0", "linear-attention-transformer==0.19.1", "pomegranate==1.1.2",
+    "opacus==1.6.0", "pot==0.9.7.post1", "ema-pytorch==0.8.3", "auraloss==0.4.0",
 ]
 
 
@@ -1297,6 +1298,178 @@ def _pomegranate_fit():
     return {"hmm": "DenseHMM, 2 diagonal Normals", "max_iter": 3, "X": [3, 16, 2]}, fit, {"X": X}
 
 
+# --------------------------------------------------------------------------------------------------
+# opacus 1.6.0, POT 0.9.7.post1, ema-pytorch 0.8.3 and auraloss 0.4.0: round 10, code nobody tuned on,
+# measured before anything was changed for them
+
+
+def _opacus_net():
+    import torch
+
+    class Transpose(torch.nn.Module):  # (batch, length, channels) -> (batch, channels, length)
+        def forward(self, x):
+            return x.transpose(1, 2)
+
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Embedding(32, 8), Transpose(), torch.nn.Conv1d(8, 8, 3, padding=1),
+                               torch.nn.GroupNorm(2, 8), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(8 * 6, 3))
+
+
+def _opacus_forward():
+    """opacus' GradSampleModule (hooks mode) around a small classifier (Embedding, Conv1d, GroupNorm,
+    Linear) in training mode: the forward of a DP-SGD step, whose forward hooks record each layer's
+    activations for the per-sample gradients. (Compiling the whole step, backward included, stops
+    Dynamo with an error: it traces the backward hook's `del p._current_grad_sample` on a fake
+    Parameter.)"""
+    import torch
+    from opacus import GradSampleModule
+
+    model = GradSampleModule(_opacus_net()).train()
+    g = torch.Generator().manual_seed(1)
+    return {"model": "Embedding-Conv1d-GroupNorm-Linear", "grad_sample_mode": "hooks"}, model, \
+        {"input": torch.randint(0, 32, (4, 6), generator=g)}
+
+
+class _DPOptStep:
+    """`DPOptimizer.step()` (SGD inside) compiled on its own, as `_OptStep`: per-sample gradients of a
+    small classifier computed once by a GradSampleModule forward and backward, set again after
+    `zero_grad` on each call; the step clips each sample's gradient to max_grad_norm 1.0, adds
+    Gaussian noise (multiplier 0.5, the global RNG), averages over the expected batch size and
+    updates the parameters."""
+
+    def __init__(self):
+        import torch
+        from opacus import GradSampleModule
+        from opacus.optimizers import DPOptimizer
+
+        self.model = GradSampleModule(_opacus_net()).train()
+        self.opt = DPOptimizer(torch.optim.SGD(self.model.parameters(), lr=0.1), noise_multiplier=0.5,
+                               max_grad_norm=1.0, expected_batch_size=4)
+        g = torch.Generator().manual_seed(2)
+        x, y = torch.randint(0, 32, (4, 6), generator=g), torch.randint(0, 3, (4,), generator=g)
+        with torch.enable_grad():
+            torch.nn.functional.cross_entropy(self.model(x), y).backward()
+        self.params = [p for p in self.model.parameters() if p.requires_grad]
+        self.grad_samples = [p.grad_sample.detach().clone() for p in self.params]
+
+    def __call__(self, scale):
+        self.opt.zero_grad(set_to_none=True)  # clears p.grad, p.grad_sample and p.summed_grad
+        for p, gs in zip(self.params, self.grad_samples):
+            p.grad_sample = gs * scale
+        self.opt.step()
+        return [p.detach().clone() for p in self.params]
+
+
+def _opacus_dp_step():
+    import torch
+
+    return {"optimizer": "DPOptimizer(SGD lr 0.1)", "noise_multiplier": 0.5, "max_grad_norm": 1.0, "batch": 4}, \
+        _DPOptStep(), {"scale": torch.tensor(3.0)}
+
+
+def _pot_sinkhorn():
+    """A user's entropic optimal-transport loss between two point clouds with POT's torch backend: the
+    squared Euclidean cost `ot.dist`, the Sinkhorn-Knopp plan (`ot.sinkhorn`, reg 0.5, at most 30
+    iterations, its marginal error checked every 10th) and the log-domain Sinkhorn loss
+    (`ot.sinkhorn2(method="sinkhorn_log")`) with uniform weights."""
+    import ot
+    import torch
+
+    def ot_loss(x, y):
+        a, b = torch.full((x.shape[0],), 1.0 / x.shape[0]), torch.full((y.shape[0],), 1.0 / y.shape[0])
+        M = ot.dist(x, y)
+        plan = ot.sinkhorn(a, b, M, reg=0.5, numItermax=30, stopThr=1e-6)
+        return plan, (plan * M).sum(), ot.sinkhorn2(a, b, M, 0.5, method="sinkhorn_log", numItermax=30,
+                                                     stopThr=1e-6)
+    g = torch.Generator().manual_seed(1)
+    return {"points": [6, 5], "dim": 2, "reg": 0.5, "numItermax": 30}, ot_loss, \
+        {"x": torch.randn(6, 2, generator=g), "y": torch.randn(5, 2, generator=g) + 1.0}
+
+
+def _pot_sliced():
+    """A user's sliced Wasserstein distances with POT's torch backend: `ot.sliced_wasserstein_distance`
+    (20 random projections drawn from a fixed seed) and `ot.max_sliced_wasserstein_distance`
+    between two weighted point clouds in 3-d."""
+    import ot
+    import torch
+
+    def sliced(x, y, b):
+        return (ot.sliced_wasserstein_distance(x, y, b=b, n_projections=20, seed=0),
+                ot.max_sliced_wasserstein_distance(x, y, b=b, n_projections=20, seed=0))
+    g = torch.Generator().manual_seed(1)
+    return {"points": [8, 7], "dim": 3, "n_projections": 20}, sliced, \
+        {"x": torch.randn(8, 3, generator=g), "y": torch.randn(7, 3, generator=g) * 0.5,
+         "b": torch.softmax(torch.randn(7, generator=g), 0)}
+
+
+class _EMAStep:
+    """A user's training step with an exponential moving average of the weights (ema-pytorch's EMA,
+    warmup decay schedule, updated every step after the first): forward, MSE, backward, SGD, then
+    `ema.update()`, and the EMA model's prediction on the batch."""
+
+    def __init__(self):
+        import torch
+        from ema_pytorch import EMA
+
+        torch.manual_seed(0)
+        self.model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.LayerNorm(16), torch.nn.GELU(),
+                                         torch.nn.Linear(16, 2)).train()
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-2)
+        self.ema = EMA(self.model, beta=0.99, update_after_step=1, update_every=1, power=3 / 4)
+
+    def __call__(self, x, y):
+        import torch
+
+        self.opt.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.mse_loss(self.model(x), y)
+        loss.backward()
+        self.opt.step()
+        self.ema.update()
+        return {"loss": loss.detach(), "ema_pred": self.ema(x).detach(),
+                **{n: p.detach().clone() for n, p in self.ema.ema_model.named_parameters()}}
+
+
+def _ema_step():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"model": "MLP 4-16-2", "ema": "beta 0.99, update_after_step 1, update_every 1, power 3/4"}, \
+        _EMAStep(), {"x": torch.randn(8, 4, generator=g), "y": torch.randn(8, 2, generator=g)}
+
+
+class _AudioLosses:
+    """A user's audio training loss with auraloss on a stereo batch: multi-resolution STFT (3
+    resolutions), mel-scale STFT (librosa filterbank, 16 mels), sum-and-difference STFT, SI-SDR,
+    ESR with pre-emphasis and DC loss, weighted and summed."""
+
+    def __init__(self):
+        import auraloss
+
+        self.mrstft = auraloss.freq.MultiResolutionSTFTLoss(fft_sizes=[64, 128, 32], hop_sizes=[16, 32, 8],
+                                                            win_lengths=[64, 128, 32])
+        self.mel = auraloss.freq.MelSTFTLoss(8000, fft_size=128, hop_size=32, win_length=128, n_mels=16)
+        self.sumdiff = auraloss.freq.SumAndDifferenceSTFTLoss(fft_sizes=[64, 32], hop_sizes=[16, 8],
+                                                              win_lengths=[64, 32])
+        self.sisdr, self.esr, self.dc = auraloss.time.SISDRLoss(), auraloss.time.ESRLoss(), auraloss.time.DCLoss()
+
+    def __call__(self, pred, target):
+        losses = {"mrstft": self.mrstft(pred, target), "mel": self.mel(pred, target),
+                  "sumdiff": self.sumdiff(pred, target), "sisdr": self.sisdr(pred, target),
+                  "esr": self.esr(pred, target), "dc": self.dc(pred, target)}
+        losses["total"] = losses["mrstft"] + 0.5 * losses["mel"] + 0.5 * losses["sumdiff"] + 0.01 * losses["sisdr"] \
+            + losses["esr"] + losses["dc"]
+        return losses
+
+
+def _auraloss():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    target = torch.randn(2, 2, 512, generator=g)
+    return {"losses": "MRSTFT (3), MelSTFT (16 mels), SumAndDifference STFT, SI-SDR, ESR, DC", "batch": [2, 2, 512]}, \
+        _AudioLosses(), {"pred": target + 0.3 * torch.randn(2, 2, 512, generator=g), "target": target}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -1437,4 +1610,22 @@ ENTRIES = {e.name: e for e in [
     Entry("pomegranate-hmm-fit", "pomegranate", "pomegranate==1.1.2",
           "a fresh DenseHMM fitted with Baum-Welch (3 iterations) in a user function", _pomegranate_fit,
           ["pomegranate"], scope="module"),
+    Entry("opacus-gsm-forward", "opacus", "opacus==1.6.0",
+          "GradSampleModule (hooks mode) around a small classifier, training-mode forward", _opacus_forward,
+          ["opacus/grad_sample", "opacus/utils", "opacus/layers"], training=True),
+    Entry("opacus-dp-step", "opacus", "opacus==1.6.0",
+          "DPOptimizer(SGD).step() on per-sample gradients (clip, noise, average)", _opacus_dp_step,
+          ["opacus/optimizers", "opacus/grad_sample", "opacus/utils"], scope="module"),
+    Entry("pot-sinkhorn", "ot", "pot==0.9.7.post1",
+          "ot.dist, ot.sinkhorn and ot.sinkhorn2 (log domain) between two point clouds in a user function",
+          _pot_sinkhorn, ["ot/bregman", "ot/backend.py", "ot/utils.py"], scope="module"),
+    Entry("pot-sliced", "ot", "pot==0.9.7.post1",
+          "sliced and max-sliced Wasserstein distances (seeded projections) in a user function", _pot_sliced,
+          ["ot/sliced", "ot/lp", "ot/backend.py", "ot/utils.py"], scope="module"),
+    Entry("ema-train-step", "ema_pytorch", "ema-pytorch==0.8.3",
+          "a training step (MSE, SGD) followed by EMA.update() and the EMA model's prediction", _ema_step,
+          ["ema_pytorch"], grad=True, training=True, scope="module"),
+    Entry("auraloss-losses", "auraloss", "auraloss==0.4.0",
+          "multi-resolution, mel and sum-and-difference STFT losses, SI-SDR, ESR, DC in a user's audio loss",
+          _auraloss, ["auraloss"], scope="module"),
 ]}
