@@ -1070,6 +1070,12 @@ EXAMPLES = [
         "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    if x > 0:\n        x = x + 1\n    return x\n",
         ["GM201"], None),
     Example(
+        "declined: an `and` outside a condition takes the truth of its tensor operand (POT)",
+        "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, a: torch.Tensor):\n"
+        "    is_perm = (x.shape[0] == a.shape[0]) and (a == a.mean()).all() and (a > 0).all()\n"
+        "    return x * 2, is_perm\n",
+        ["GM201"], None),
+    Example(
         "declined: a branch makes the value None (its None-ness depends on tensor values)",
         "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, pos: torch.Tensor, mask: torch.Tensor):\n"
         "    keep = mask\n    if pos[0] > 0:\n        keep = None\n    if keep is not None:\n"
