@@ -510,3 +510,96 @@ def test_truth_of_an_operand_and_numbers_an_or_proves(tmp_path):
     assert break_lines(mod.plans, x, a, a, path=mod.__file__) == {8, 10}
     assert break_lines(mod.maximum, a, 0, path=mod.__file__) == set()
     assert break_lines(mod.sized, torch.ones(2, 3), None, path=mod.__file__) == set()
+
+
+# realcode round 10 (POT): every array comes from a backend namespace that mirrors torch, from
+# another module (the walk cannot see what `get_backend` returns)
+POT_BACKEND = """\
+import torch
+
+
+class TorchBackend:
+    def ones(self, n, type_as=None):
+        return torch.ones(n, dtype=type_as.dtype)
+
+    def any(self, a):
+        return torch.any(a)
+
+    def isnan(self, a):
+        return torch.isnan(a)
+
+    def exp(self, a):
+        return torch.exp(a)
+
+    def dot(self, a, b):
+        return a @ b
+
+
+def get_backend(*arrays):
+    return TorchBackend()
+"""
+POT_SOLVER = """\
+import torch  # noqa: F401 - the mend would need it
+
+from .backend import get_backend
+
+
+def sinkhorn(a, b, M, reg):
+    nx = get_backend(M, a, b)
+    K = nx.exp(M / (-reg))
+    u = nx.ones(a.shape[0], type_as=M) / a.shape[0]
+    for _ in range(3):
+        v = b / nx.dot(K.T, u)
+        u = a / nx.dot(K, v)
+        if nx.any(nx.isnan(u)):
+            break
+    if (u < 0).any():
+        u = u * 0
+    return u
+"""
+
+
+def test_arrays_of_a_backend_namespace(tmp_path, monkeypatch):
+    """`nx = get_backend(M, a, b)` (POT; the array API's `array_namespace`): its functions mirror
+    torch's, so `nx.any(nx.isnan(u))` is a jump on a tensor under torch.compile (Dynamo breaks
+    there), and so is `(u < 0).any()`; in POT, where `get_backend` dispatches on types, the walk
+    saw no tensor at all. A mend declines: the arrays may be numpy's, which torch.where does not take."""
+    from test_callers import _write_package
+
+    pkg, files = _write_package(tmp_path / "potlike", {"backend.py": POT_BACKEND, "solver.py": POT_SOLVER})
+    found = analyze_source(POT_SOLVER, files[1], Settings(scope="module")).findings
+    assert sites(found) == {("GM201", 13), ("GM201", 15)}
+    where = next(f for f in found if f.span.start.line == 15)
+    assert not where.fixable and where.decline_reason.startswith("`nx` is an array backend")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from potlike.solver import sinkhorn
+    a = torch.full((3,), 1 / 3)
+    assert logged_break_lines(sinkhorn, a, a, torch.rand(3, 3) + 0.1, 1.0, path=str(pkg / "solver.py")) == {13}
+
+
+ROUND11 = """\
+import torch
+
+
+def scale(grads: list, c: torch.Tensor):
+    if isinstance(c, torch.Tensor):
+        c = c.reshape(())
+    if isinstance(c, torch.Tensor) or c != 1.0:
+        torch._foreach_mul_(grads, c)
+    if not isinstance(c, torch.Tensor) and c > 2.0:
+        grads = [g * 2 for g in grads]
+    return grads
+"""
+
+
+def test_operands_an_isinstance_before_them_narrows(tmp_path):
+    """pytorch-optimizer's Adan (realcode round 11): `isinstance(c, torch.Tensor) or c != 1.0`
+    compares only a Python number (the `or` stops at a tensor), so does the right side of
+    `not isinstance(c, torch.Tensor) and c > 2.0`. No break under Dynamo, for a tensor or a float."""
+    assert analyze_source(ROUND11, "round11.py", Settings(scope="module")).findings == []
+    mod = load_module(ROUND11, tmp_path, "round11_run")
+    for c in (torch.tensor(0.5), 0.5, 1.0, 3.0):
+        assert break_lines(mod.scale, [torch.ones(2), torch.ones(3)], c, path=mod.__file__) == set(), c
+    # without the isinstance, the comparison of a tensor is a jump on its value
+    bare = ROUND11.replace("isinstance(c, torch.Tensor) or c != 1.0", "c != 1.0")
+    assert sites(analyze_source(bare, "bare.py", Settings(scope="module")).findings) == {("GM201", 7)}

@@ -98,6 +98,25 @@ FLAG_PREFIXES = ("output_", "use_", "return_", "is_", "has_", "do_", "with_", "s
 
 OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
 OPTIMIZER_STATE = frozenset({"param_groups", "state"})
+# Functions that give an array backend namespace whose functions mirror torch's (Env.backends)
+BACKEND_FACTORIES = frozenset({"get_backend", "array_namespace", "get_namespace"})
+# Their functions that mirror torch's of the same name (an array in, an array out; POT's Backend,
+# the array API); a backend's other functions (`issparse`, `sparse_coo_data`, `dtype_device`)
+# answer Python values
+BACKEND_ARRAY_FUNCS = frozenset({
+    "zeros", "ones", "full", "eye", "empty", "arange", "linspace", "zeros_like", "ones_like", "full_like",
+    "sum", "cumsum", "cumprod", "prod", "mean", "median", "std", "var", "max", "min", "amax", "amin", "maximum",
+    "minimum", "argmax", "argmin", "abs", "sign", "exp", "log", "log2", "log10", "log1p", "sqrt", "square", "power",
+    "floor", "ceil", "round", "clip", "clamp", "tanh", "sigmoid", "logsumexp", "softmax", "dot", "matmul", "outer",
+    "einsum", "kron", "norm", "any", "all", "isnan", "isinf", "isfinite", "where", "nonzero", "unique", "sort",
+    "argsort", "searchsorted", "flip", "take_along_axis", "gather", "concatenate", "stack", "reshape", "squeeze",
+    "unsqueeze", "transpose", "diag", "trace", "inv", "pinv", "solve", "eigh", "tile", "repeat", "detach",
+    "nan_to_num", "atan2", "allclose"})
+
+
+def _call_name(c: ast.Call) -> str:
+    f = c.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
 
 def _is_optimizer(sym: Symbols, ci: ClassInfo) -> bool:
@@ -246,6 +265,7 @@ class Env:
         self.fi = fi
         self.cls: Optional[ClassInfo] = fi.cls
         self._bases_buffers: Optional[set[str]] = None
+        self._backends: Optional[frozenset] = None
         self.kinds: dict[str, Kind] = {}
         self.locals: set[str] = set()
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
@@ -382,7 +402,35 @@ class Env:
     def qualify(self, e: ast.expr) -> Optional[str]:
         if isinstance(e, ast.Name) and e.id in self.locals:
             return None
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id in self.backends():
+            # `nx.any(u)` with `nx = get_backend(M, a, b)`: see `backends`; only the functions
+            # that mirror torch's, not the backend's own (`nx.issparse(M)`, `nx.sparse_coo_data(M)`)
+            return "torch." + e.attr if e.attr in BACKEND_ARRAY_FUNCS else None
         return self.symbols.qualify(e)
+
+    def backends(self) -> frozenset:
+        """Locals bound only to an array backend namespace (`nx = get_backend(M, a, b)`, POT;
+        `xp = array_namespace(x)`, the array API): their functions mirror torch's. Under
+        torch.compile their arrays are tensors (numpy's too: Dynamo traces numpy as tensors), so
+        `if nx.any(nx.isnan(u)):` is a jump on a tensor (realcode round 10). Computed once per
+        walk, and only in a module that imports or defines such a factory."""
+        if self._backends is None:
+            self._backends = frozenset()
+            sym = self.symbols
+            if any(t.rsplit(".", 1)[-1] in BACKEND_FACTORIES for t in sym.imports.values()) or any(
+                    f in sym.functions for f in BACKEND_FACTORIES):
+                stores: dict[str, int] = {}
+                bound: dict[str, int] = {}
+                for n in fast_walk(self.fi.node):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        stores[n.id] = stores.get(n.id, 0) + 1
+                    elif isinstance(n, ast.arg):
+                        stores[n.arg] = stores.get(n.arg, 0) + 1
+                    elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                            and isinstance(n.value, ast.Call) and _call_name(n.value) in BACKEND_FACTORIES:
+                        bound[n.targets[0].id] = bound.get(n.targets[0].id, 0) + 1
+                self._backends = frozenset(k for k, v in bound.items() if stores.get(k) == v)
+        return self._backends
 
     def _base_buffers(self) -> set[str]:
         """The buffers and parameters of the class's bases (once per walk)."""

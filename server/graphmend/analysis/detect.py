@@ -7,6 +7,7 @@ a mend (the kinds of names at that point, the static part of a condition).
 from __future__ import annotations
 
 import ast
+import contextlib
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -102,6 +103,9 @@ class Site:
     # names whose truth the condition tests and which may be None there (`if predicted_variance`
     # after `predicted_variance = None` on another path): no tensor condition keeps that test
     maybe_none: tuple[str, ...] = ()
+    # array backend namespaces of the function (`nx = get_backend(...)`, dataflow.Env.backends):
+    # its arrays may be numpy's, which torch.where / torch.cond do not take
+    backends: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -184,6 +188,8 @@ class FunctionWalker:
                 kw["maybe_none"] = tuple(dict.fromkeys(maybe))
                 values += [(_is_tensor_test(n), True) for n in kw["maybe_none"]]
         cond = name_condition(conjuncts, self.env.qualify, values) if conjuncts or values else None
+        if self.env.backends():
+            kw["backends"] = tuple(sorted(self.env.backends()))
         self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), condition=cond, **kw))
 
     def maybe_none_names(self) -> set[str]:
@@ -546,7 +552,8 @@ class FunctionWalker:
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             static = []
             for i, v in enumerate(test.values):
-                k = self.env.kind(v)
+                with self.narrowed(test, i):
+                    k = self.env.kind(v)
                 if k is Kind.STATIC:
                     static.append(v)
                     continue
@@ -568,8 +575,30 @@ class FunctionWalker:
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
             return self.truth_of_tensor(e.operand)
         if isinstance(e, ast.BoolOp):
-            return any(self.env.kind(v) is Kind.TENSOR and self.truth_of_tensor(v) for v in e.values)
+            for i, v in enumerate(e.values):
+                with self.narrowed(e, i):
+                    if self.env.kind(v) is Kind.TENSOR and self.truth_of_tensor(v):
+                        return True
+            return False
         return self.env.kind(e) is Kind.TENSOR
+
+    @contextlib.contextmanager
+    def narrowed(self, b: ast.BoolOp, i: int):
+        """While operand `i` of `b` is read: the names the operands before it prove no tensor
+        where it runs (they were false for an `or`, true for an `and`): pytorch-optimizer's
+        `isinstance(c, torch.Tensor) or c != 1.0` compares a Python number (realcode round 11)."""
+        names = []
+        for prev in b.values[:i]:
+            yes, no = _tensor_tests(prev, self.symbols)
+            names += no if isinstance(b.op, ast.And) else yes
+        kinds = self.env.kinds
+        saved = {n: kinds[n] for n in names if kinds.get(n) is Kind.TENSOR}
+        for n in saved:
+            kinds[n] = Kind.UNKNOWN
+        try:
+            yield
+        finally:
+            kinds.update(saved)
 
     # --- expressions -------------------------------------------------------------------------
     def exprs(self, e: ast.expr, truth: bool = False) -> None:
@@ -628,8 +657,9 @@ class FunctionWalker:
         (h, w)` defaults an optional argument, whatever the walk took it for (a tuple, a type,
         torch_geometric's and monai's), and a tensor there would be an error, not a branch."""
         static = []
-        for v in b.values[:-1]:
-            k = self.env.kind(v)
+        for i, v in enumerate(b.values[:-1]):
+            with self.narrowed(b, i):
+                k = self.env.kind(v)
             if k is Kind.STATIC:
                 static.append(v)
                 continue

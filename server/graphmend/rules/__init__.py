@@ -38,6 +38,11 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
         names = ", ".join(f"`{n}`" for n in site.maybe_none)
         verdict = Verdict.decline(f"{names} may be None here (set to None on another path, or by default): the "
                                   f"condition then tests whether it is None, which no tensor condition keeps")
+    if site.backends and site.code not in ("GM101", "GM102", "GM103", "GM301") \
+            and verdict.applicability is not Applicability.NONE:
+        names = ", ".join(f"`{n}`" for n in site.backends)
+        verdict = Verdict.decline(f"{names} is an array backend: its arrays may be numpy's, which the tensor ops "
+                                  "of the mend do not take")
     rule = CATALOGUE[site.code]
     node = site.node
     if site.code in ("GM201", "GM301", "GM501") and isinstance(node, (ast.If, ast.While, ast.Assert)):
