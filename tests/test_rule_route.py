@@ -274,3 +274,57 @@ def test_the_same_mask_on_every_pass_is_no_expert_dispatch(tmp_path):
     new, old = S(torch.zeros(4)), S(torch.full((4,), -1.0))
     # the break is in a loop, so Dynamo skips the frame and explain() lists no break: the log does
     assert logged_break_lines(mod.Resample(), new, old, ["a", "b"], path=mod.__file__) == {10}
+
+
+PARAM_MASK = """\
+import torch
+
+
+class Spam(torch.nn.Module):
+    def forward(self, params, threshold: float):
+        out = []
+        for p in params:
+            grad = p * 2
+            sq = p * p
+            mask = grad.pow(2) > (threshold * sq)
+            grad[mask] = grad[mask].sign() * torch.sqrt(sq[mask] * threshold)
+            out.append(grad)
+        return out
+"""
+
+
+def test_a_masked_update_per_parameter_is_no_expert_dispatch(tmp_path):
+    """pytorch-optimizer's SPAM (realcode round 11): a mask per parameter, a masked update from
+    tensor methods and torch functions. No expert takes the selected values, so no dispatch:
+    boolean-mask reads (GM402), where Dynamo breaks, not GM601 "expert dispatch"."""
+    from test_callers import logged_break_lines
+
+    found = analyze_source(PARAM_MASK, str(tmp_path / "spam.py")).findings
+    assert {(f.code, f.span.start.line) for f in found} == {("GM402", 11)} and len(found) == 2
+    mod = load_module(PARAM_MASK, tmp_path, "spam_run")
+    ps = [torch.tensor([1.0, -3.0, 0.5]), torch.tensor([2.0, 0.1])]
+    assert logged_break_lines(mod.Spam(), ps, 0.5, path=mod.__file__) == {11}
+    # the experts' loop with its selection renamed (DBRX's `token_list = token_idx`) stays GM601
+    dbrx = MASKED_DBRX
+    assert {f.code for f in analyze_source(dbrx, str(tmp_path / "dbrx.py")).findings} == {"GM601"}
+
+
+MASKED_DBRX = """\
+import torch
+from torch import nn
+
+
+class Experts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.experts = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+
+    def forward(self, x, expert_mask):
+        out = torch.zeros_like(x)
+        for expert_idx in range(2):
+            topk_idx, token_idx = torch.where(expert_mask[expert_idx])
+            token_list = token_idx
+            expert_tokens = x[token_list]
+            out.index_add_(0, token_idx, self.experts[expert_idx](expert_tokens))
+        return out
+"""

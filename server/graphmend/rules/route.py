@@ -241,6 +241,10 @@ def _claim(sites: list[Site], fi, symbols) -> list[Site]:
             # the same selection on every pass (pyro's `field[key][idx] = new_field[key][idx]` over
             # a dataclass's fields, realcode round 8): a masked copy in a loop, no expert dispatch
             continue
+        if hit is None and not _calls_on_selection(body, bools, {n for c in selectors for n in _targets(c, body)}):
+            # no expert takes the selected tokens: a masked update in a loop over parameters
+            # (pytorch-optimizer's SPAM, `grad[mask] = grad[mask].sign() * ...`, realcode round 11)
+            continue
         # a masked store alone (`logits[logits < v[:, [-1]]] = -inf`, monai's top-k sampling loop)
         # is an index_put Dynamo traces: no dispatch breaks without a masked read
         if not (inside or at_hit or any(_reads_masked(m.value, bools) for m in masks)):
@@ -267,6 +271,55 @@ def _claim(sites: list[Site], fi, symbols) -> list[Site]:
         out = [s for s in out if id(s) not in claimed]
         out[pos:pos] = new
     return out
+
+
+def _targets(selector: ast.Call, body) -> set[str]:
+    """The names a selector call is unpacked into (`idx, top_x = torch.where(...)`)."""
+    for s in body:
+        if isinstance(s, ast.Assign) and s.value is selector:
+            return _bound_names(s, stored_only=True)
+    return set()
+
+
+def _calls_on_selection(body, bools: set[str], chosen: set[str]) -> bool:
+    """Some call in the loop that is no tensor method and no torch function takes the tokens the
+    pass selects (read through a boolean mask or the selector's indices, or a name bound from
+    such a read): the expert (`expert_layer(current_state)`, `self.experts[i](x[m])`)."""
+    picked: set[str] = set()
+
+    def selected(e: ast.expr) -> bool:
+        for n in fast_walk(e):
+            if isinstance(n, ast.Name) and n.id in picked:
+                return True
+            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+                parts = n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice]
+                if any(_is_bool_mask(p, bools) or any(isinstance(m, ast.Name) and m.id in chosen for m in fast_walk(p))
+                       for p in parts):
+                    return True
+        return False
+
+    chosen = set(chosen)
+    for _ in range(2):
+        for s in body:
+            if isinstance(s, ast.Assign) and isinstance(s.value, ast.Name) and s.value.id in chosen:
+                chosen |= _bound_names(s, stored_only=True)  # DBRX's `token_list = token_idx`
+            elif isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None and selected(s.value):
+                picked |= _bound_names(s, stored_only=True)
+    for s in body:
+        for n in fast_walk(s):
+            if not isinstance(n, ast.Call) or not any(selected(a) for a in n.args):
+                continue
+            f = n.func
+            if isinstance(f, (ast.Subscript, ast.Name)) or (isinstance(f, ast.Attribute) and (
+                    f.attr == "forward" or isinstance(f.value, ast.Subscript)
+                    or (isinstance(f.value, ast.Name) and f.value.id == "self"))):
+                if not (isinstance(f, ast.Name) and f.id in _BUILTIN_CALLS):
+                    return True
+    return False
+
+
+_BUILTIN_CALLS = frozenset({"len", "int", "float", "bool", "list", "tuple", "sum", "max", "min", "abs", "print",
+                            "isinstance", "range", "enumerate", "zip", "getattr"})
 
 
 def _per_iteration(loop: ast.For, body, routing: list[ast.expr]) -> bool:
