@@ -25,6 +25,7 @@ REQUIREMENTS = [
     "pyro-ppl==1.9.2", "botorch==0.18.1", "bs-roformer==1.2.4", "prodigyopt==1.1.2",
     "torchkbnufft==1.5.2", "deepxde==1.15.0", "linear-attention-transformer==0.19.1", "pomegranate==1.1.2",
     "opacus==1.6.0", "pot==0.9.7.post1", "ema-pytorch==0.8.3", "auraloss==0.4.0",
+    "pytorch-optimizer==4.1.0", "fast-pytorch-kmeans==0.2.2", "pytorch-msssim==1.0.0", "julius==0.2.8",
 ]
 
 
@@ -1470,6 +1471,138 @@ def _auraloss():
         _AudioLosses(), {"pred": target + 0.3 * torch.randn(2, 2, 512, generator=g), "target": target}
 
 
+# --------------------------------------------------------------------------------------------------
+# pytorch-optimizer 4.1.0, fast-pytorch-kmeans 0.2.2, pytorch-msssim 1.0.0 and julius 0.2.8: round 11,
+# code nobody tuned on, measured before anything was changed for them
+
+
+class _PyOptStep:
+    """Three pytorch-optimizer optimizers stepped in one compiled call, each on its own two
+    parameters (a matrix and a bias), as a user's step with one optimizer per parameter group would:
+    AdamP (the projection that drops the radial part of the update when the gradient is nearly
+    orthogonal to a weight), Adan with global gradient-norm clipping (max_grad_norm 1.0) and
+    DAdaptAdam (the D-adaptation step size); the gradients are set before each call."""
+
+    def __init__(self):
+        import torch
+        from pytorch_optimizer import AdamP, Adan, DAdaptAdam
+
+        torch.manual_seed(0)
+        self.params = [[torch.nn.Parameter(torch.randn(8, 4)), torch.nn.Parameter(torch.randn(4))] for _ in range(3)]
+        self.opts = [AdamP(self.params[0], lr=1e-2, weight_decay=1e-2), Adan(self.params[1], lr=1e-2, max_grad_norm=1.0),
+                     DAdaptAdam(self.params[2], lr=1.0)]
+
+    def __call__(self, g):
+        import torch
+
+        for group in self.params:
+            for p in group:
+                p.grad = (g.sum() + 1.0) * torch.ones_like(p) + 0.1 * p.detach()
+        for opt in self.opts:
+            opt.step()
+        return [p.detach().clone() for group in self.params for p in group]
+
+
+def _pyopt_step():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"optimizers": "AdamP(lr 1e-2, wd 1e-2), Adan(lr 1e-2, max_grad_norm 1.0), DAdaptAdam(lr 1.0)"}, \
+        _PyOptStep(), {"g": torch.randn(3, generator=g)}
+
+
+class _PyOptLosses:
+    """A user's segmentation and classification loss with pytorch-optimizer's losses: multiclass
+    Dice (from logits), binary Lovasz hinge (per image), focal Tversky, bi-tempered logistic loss
+    (t1 0.8, t2 1.2) and LDAM (class-count margins), summed."""
+
+    def __init__(self):
+        from pytorch_optimizer.loss import BiTemperedLogisticLoss, DiceLoss, FocalTverskyLoss, LDAMLoss, LovaszHingeLoss
+
+        self.dice = DiceLoss(mode="multiclass")
+        self.lovasz = LovaszHingeLoss(per_image=True)
+        self.tversky = FocalTverskyLoss(gamma=0.75)
+        self.bitempered = BiTemperedLogisticLoss(t1=0.8, t2=1.2)
+        self.ldam = LDAMLoss(num_class_list=[10, 5, 2])
+
+    def __call__(self, seg_logits, seg_target, mask_logits, mask, cls_logits, labels):
+        losses = {"dice": self.dice(seg_logits, seg_target), "lovasz": self.lovasz(mask_logits, mask),
+                  "tversky": self.tversky(mask_logits.sigmoid(), mask.float()),
+                  "bitempered": self.bitempered(cls_logits, labels), "ldam": self.ldam(cls_logits, labels)}
+        losses["total"] = sum(losses.values())
+        return losses
+
+
+def _pyopt_losses():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"losses": "Dice (3 classes), Lovasz hinge, focal Tversky, bi-tempered, LDAM", "seg": [2, 3, 6, 6]}, \
+        _PyOptLosses(), {"seg_logits": torch.randn(2, 3, 6, 6, generator=g),
+                         "seg_target": torch.randint(0, 3, (2, 6, 6), generator=g),
+                         "mask_logits": torch.randn(2, 1, 6, 6, generator=g),
+                         "mask": torch.randint(0, 2, (2, 1, 6, 6), generator=g),
+                         "cls_logits": torch.randn(4, 3, generator=g), "labels": torch.tensor([0, 1, 2, 0])}
+
+
+def _fast_kmeans():
+    """A user's clustering call: fast-pytorch-kmeans' KMeans (3 clusters, at most 20 iterations,
+    tolerance 1e-4, the convergence test `error <= tol` each iteration, not verbose: its prints would
+    carry wall-clock times) fitted on three blobs with `fit_predict` from initial centroids the user
+    picks (one point of each blob, so the call is deterministic), then the centroids."""
+    import torch
+    from fast_pytorch_kmeans import KMeans
+
+    def cluster(X):
+        km = KMeans(n_clusters=3, max_iter=20, tol=1e-4)
+        labels = km.fit_predict(X, centroids=X[[0, 10, 20]].clone())
+        return labels, km.centroids
+    g = torch.Generator().manual_seed(1)
+    X = torch.cat([torch.randn(10, 2, generator=g) + c for c in (torch.tensor([0.0, 0.0]), torch.tensor([4.0, 0.0]),
+                                                               torch.tensor([0.0, 4.0]))])
+    return {"n_clusters": 3, "init": "given (X[[0, 10, 20]])", "max_iter": 20, "X": [30, 2]}, cluster, {"X": X}
+
+
+def _msssim_loss():
+    """A user's image reconstruction loss with pytorch-msssim: 1 - MS-SSIM (window 3, five scales,
+    data range 1) on 40x40 images plus 1 - SSIM (the module, default 11-wide window) on 8x40 crops,
+    whose height is under the window so the Gaussian smoothing of that dimension is skipped with a
+    warning, plus L1."""
+    import torch
+    from pytorch_msssim import SSIM, ms_ssim
+
+    ssim_module = SSIM(data_range=1.0, channel=3)
+
+    def loss(pred, target):
+        ms = ms_ssim(pred, target, data_range=1.0, win_size=3)
+        crop = ssim_module(pred[..., :8, :], target[..., :8, :])
+        return {"ms_ssim": ms, "ssim_crop": crop,
+                "total": (1 - ms) + 0.5 * (1 - crop) + torch.nn.functional.l1_loss(pred, target)}
+    g = torch.Generator().manual_seed(1)
+    target = torch.rand(2, 3, 40, 40, generator=g)
+    return {"ms_ssim": "win 3, 5 scales", "ssim": "win 11 on 8x40 crops", "images": [2, 3, 40, 40]}, loss, \
+        {"pred": (target + 0.1 * torch.randn(2, 3, 40, 40, generator=g)).clamp(0, 1), "target": target}
+
+
+def _julius_frontend():
+    """A user's audio front end with julius: resample 16 kHz -> 12 kHz (`resample_frac`), split into
+    4 mel-spaced bands (`split_bands`, which builds its filters on each call), a high-pass and a
+    band-pass filter with FFT convolution, and an FFT convolution with a random 33-tap kernel
+    (`fft_conv1d`)."""
+    import julius
+    import torch
+
+    def frontend(wav, kernel):
+        low = julius.resample_frac(wav, 16000, 12000)
+        bands = julius.split_bands(low, 12000, n_bands=4)
+        return {"resampled": low, "bands": bands, "highpass": julius.highpass_filter(wav, 0.05, fft=True),
+                "bandpass": julius.bandpass_filter(wav, 0.05, 0.2, fft=True),
+                "conv": julius.fft_conv1d(wav, kernel, padding=16)}
+    g = torch.Generator().manual_seed(1)
+    return {"sr": "16000 -> 12000", "n_bands": 4, "wav": [2, 1, 800]}, frontend, \
+        {"wav": torch.randn(2, 1, 800, generator=g), "kernel": torch.randn(4, 1, 33, generator=g) / 33}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -1628,4 +1761,19 @@ ENTRIES = {e.name: e for e in [
     Entry("auraloss-losses", "auraloss", "auraloss==0.4.0",
           "multi-resolution, mel and sum-and-difference STFT losses, SI-SDR, ESR, DC in a user's audio loss",
           _auraloss, ["auraloss"], scope="module"),
+    Entry("pyopt-step", "pytorch_optimizer", "pytorch-optimizer==4.1.0",
+          "AdamP, Adan (gradient-norm clipping) and DAdaptAdam .step() on two parameters each", _pyopt_step,
+          ["pytorch_optimizer/optimizer", "pytorch_optimizer/base"], scope="module"),
+    Entry("pyopt-losses", "pytorch_optimizer", "pytorch-optimizer==4.1.0",
+          "Dice, Lovasz hinge, focal Tversky, bi-tempered and LDAM losses in a user's loss function",
+          _pyopt_losses, ["pytorch_optimizer/loss"], scope="module"),
+    Entry("fast-kmeans-fit", "fast_pytorch_kmeans", "fast-pytorch-kmeans==0.2.2",
+          "KMeans fit_predict (given initial centroids) on three blobs in a user function", _fast_kmeans,
+          ["fast_pytorch_kmeans"], scope="module"),
+    Entry("msssim-loss", "pytorch_msssim", "pytorch-msssim==1.0.0",
+          "ms_ssim and the SSIM module (window wider than the crop) in a user's reconstruction loss",
+          _msssim_loss, ["pytorch_msssim"], scope="module"),
+    Entry("julius-frontend", "julius", "julius==0.2.8",
+          "resample_frac, split_bands, high/band-pass filters and fft_conv1d in a user's audio front end",
+          _julius_frontend, ["julius"], scope="module"),
 ]}
