@@ -163,3 +163,18 @@ def test_corpus_markers_name_every_package():
     e = realcode_corpus.ENTRIES["gpytorch-predict"]
     assert e.packages == ("gpytorch", "linear_operator") and e.marker == "/gpytorch/,/linear_operator/"
     assert set(e.packages) <= set(e.check)
+
+
+def test_a_logged_break_outside_the_packages_is_listed_not_scored():
+    """opacus (realcode round 10): the backward hooks it registers break in torch's own
+    module.py (GB0083), a log record with no frame in the package; it was dropped. It is one of
+    the entry's breaks, of a kind GraphMend does not name: listed apart. A logged break of a named
+    kind outside the packages (the user's own code) is neither listed nor a miss."""
+    log = [{"file": "/usr/lib/torch/nn/modules/module.py", "line": 1829, "gb": "GB0083",
+            "reason": "Module-level backwards hooks require compiled autograd."},
+           {"file": "/elsewhere/train.py", "line": 7, "gb": "GB0170", "reason": "generic_jump"}]
+    r = _bench().evaluate({**ORIGINAL, "graph_break_log": ORIGINAL["graph_break_log"] + log}, None,
+                          FINDINGS, ("pkg",), SITE)
+    assert (r["named_sites"], r["found"]) == (3, 3)
+    outside = [s for s in r["other_sites"] if s["file"] == "<outside pkg>"]
+    assert len(outside) == 1 and outside[0]["count"] == 2  # the backward (explain) and the hook (log)
