@@ -297,6 +297,42 @@ def test_an_edit_of_what_the_constructor_stores_walks_the_class_again(tmp_path):
     assert c1.findings == []
 
 
+PROPERTY = '''import torch
+from torch import nn
+
+
+class EMA(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("_step", torch.tensor(3))
+
+    @property
+    def step(self):
+        return self._step
+
+    def forward(self, x):
+        if self.step.item() > 2:
+            x = x * 2
+        return x
+'''
+
+
+def test_an_edit_of_a_property_walks_its_readers_again(tmp_path):
+    """`self.step.item()` reads a tensor while the property returns the buffer; an edit of the
+    property alone (it returns a number now) changes forward's findings."""
+    path = _module(PROPERTY, tmp_path)
+    ws, settings = Workspace(), Settings()
+    c0 = check(PROPERTY, path, 0, settings, ws, {})
+    assert [(f.code, f.span.start.line) for f in c0.findings] == [("GM201", 15)]
+    new = PROPERTY.replace("        return self._step\n", "        return 3\n")
+    c1 = check(new, path, 1, settings, ws, {}, c0)
+    assert c1.rewalked is not None
+    assert view(c1) == view(check(new, path, 1, settings, ws, {}))
+    assert c1.findings == []
+    c2 = check(PROPERTY, path, 2, settings, ws, {}, c1)
+    assert view(c2) == view(check(PROPERTY, path, 2, settings, ws, {})) and len(c2.findings) == 1
+
+
 @pytest.mark.parametrize("new", [
     SRC.replace("def helper(self, x):", "def helper(self, x, y=None):"),  # a header
     SRC.replace("        return x\n\n    def forward", "        import math\n        return x\n\n    def forward"),

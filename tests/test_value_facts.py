@@ -603,3 +603,47 @@ def test_operands_an_isinstance_before_them_narrows(tmp_path):
     # without the isinstance, the comparison of a tensor is a jump on its value
     bare = ROUND11.replace("isinstance(c, torch.Tensor) or c != 1.0", "c != 1.0")
     assert sites(analyze_source(bare, "bare.py", Settings(scope="module")).findings) == {("GM201", 7)}
+
+
+PROPERTIES = """\
+import torch
+from torch import nn
+
+
+class EMA(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("_step", torch.tensor(3))
+        self.w = nn.Parameter(torch.ones(3))
+
+    @property
+    def step(self):
+        return self._step
+
+    @property
+    def scale(self):
+        return self.w.sum() / 3
+
+    @property
+    def n(self):
+        return 3
+
+    def forward(self, x):
+        if self.step.item() > 2:
+            x = x * 2
+        if self.scale > 0.5:
+            x = x + 1
+        if self.n > 2:
+            x = x - 1
+        return x
+"""
+
+
+def test_a_property_that_returns_a_tensor(tmp_path):
+    """ema-pytorch (realcode round 10) reads its step counter through a property: `self.step`
+    returns a buffer, `self.scale` a reduction of a parameter, so `.item()` of one and a
+    comparison of the other are breaks (Dynamo breaks at both); `self.n` returns a number."""
+    found = analyze_source(PROPERTIES, "props.py").findings
+    assert sites(found) == {("GM201", 24), ("GM201", 26)}
+    mod = load_module(PROPERTIES, tmp_path, "props_run")
+    assert logged_break_lines(mod.EMA(), torch.ones(3), path=mod.__file__) == {24, 26}

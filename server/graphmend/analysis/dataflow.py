@@ -453,6 +453,8 @@ class Env:
         if ctor and _torch_func(ctor) and _torch_func(ctor) not in TORCH_STATIC_FUNCS \
                 and not ctor.startswith("torch.nn.") and ctor.split(".")[-1][:1].islower():
             return Kind.TENSOR
+        if property_returns_tensor(self.symbols, self.cls, attr):
+            return Kind.TENSOR
         return Kind.STATIC
 
     def _module_function(self, func: ast.expr) -> bool:
@@ -666,9 +668,49 @@ def return_kinds(q: str, symbols: Symbols, depth: int = 0) -> tuple:
     return got
 
 
-def _return_kinds(fi: FunctionInfo, sym: Symbols) -> tuple:
+PROPERTY_DECORATORS = frozenset({"property", "functools.cached_property", "cached_property"})
+
+
+def property_returns_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
+    """`self.<attr>` reads a property of the class (or of a base in the same file) every return
+    of which is a tensor: ema-pytorch's `@property def step(self): return ...step` buffer, so
+    `self.step.item()` reads a tensor (realcode round 10). Cached per file version; a cached answer
+    still counts as reading the property's body (symbols.tracking)."""
+    names = sym.__dict__.get("property_names")
+    if names is None:  # methods of the file's classes that are decorated at all (cheap to ask first)
+        names = sym.__dict__["property_names"] = frozenset(
+            n for c in sym.classes.values() for n, f in c.methods.items() if getattr(f._node, "decorator_list", None))
+    if attr not in names:
+        return False
+    for s, c in lineage(sym, ci):
+        if s is not sym:
+            break  # a base in another file: the definitions index keeps no method bodies
+        fi = c.methods.get(attr)
+        if fi is None:
+            continue
+        node = fi.node
+        if not (len(node.decorator_list) == 1 and (sym.qualify(node.decorator_list[0]) or "") in PROPERTY_DECORATORS):
+            return False
+        cache = sym.__dict__.setdefault("property_cache", {})
+        key = (c.name, attr)
+        if key not in cache:
+            evaluating = _EVALUATING.__dict__.setdefault("keys", set())
+            mark = (id(sym), "property", c.name, attr)
+            if mark in evaluating:
+                return False
+            evaluating.add(mark)
+            try:
+                kinds = _return_kinds(fi, sym, decorated=True)
+            finally:
+                evaluating.discard(mark)
+            cache[key] = bool(kinds) and all(k is Kind.TENSOR for k in kinds)
+        return cache[key]
+    return False
+
+
+def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False) -> tuple:
     node = fi.node
-    if node.decorator_list or isinstance(node, ast.AsyncFunctionDef):
+    if (node.decorator_list and not decorated) or isinstance(node, ast.AsyncFunctionDef):
         return ()
     env = Env(sym, fi)
     kinds: list[Kind] = []
