@@ -26,6 +26,7 @@ REQUIREMENTS = [
     "torchkbnufft==1.5.2", "deepxde==1.15.0", "linear-attention-transformer==0.19.1", "pomegranate==1.1.2",
     "opacus==1.6.0", "pot==0.9.7.post1", "ema-pytorch==0.8.3", "auraloss==0.4.0",
     "pytorch-optimizer==4.1.0", "fast-pytorch-kmeans==0.2.2", "pytorch-msssim==1.0.0", "julius==0.2.8",
+    "pytorch-tcn==1.2.3", "tab-transformer-pytorch==0.6.1", "torch-ema==0.3", "local-attention==1.11.2",
 ]
 
 
@@ -1603,6 +1604,144 @@ def _julius_frontend():
         {"wav": torch.randn(2, 1, 800, generator=g), "kernel": torch.randn(4, 1, 33, generator=g) / 33}
 
 
+# --------------------------------------------------------------------------------------------------
+# pytorch-tcn 1.2.3, tab-transformer-pytorch 0.6.1, torch-ema 0.3 and local-attention 1.11.2: round 12,
+# code nobody tuned on, measured before anything was changed for them
+
+
+def _tcn_forward():
+    """pytorch-tcn's TCN (3 input channels, three 8-channel weight-normed blocks, kernel 3, causal,
+    skip connections, a 4-dim conditioning embedding added in each block, output projection to 2
+    channels), eval forward on a batch of two 32-step sequences."""
+    import torch
+    from pytorch_tcn import TCN
+
+    torch.manual_seed(0)
+    cfg = dict(num_inputs=3, num_channels=[8, 8, 8], kernel_size=3, causal=True, use_skip_connections=True,
+               embedding_shapes=[(4,)], embedding_mode="add", output_projection=2, dropout=0.0)
+    model = TCN(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"x": torch.randn(2, 3, 32, generator=g), "embeddings": [torch.randn(2, 4, generator=g)]}
+
+
+def _tcn_streaming():
+    """A user's streaming inference with pytorch-tcn: a causal TCN (two 8-channel blocks, kernel 3,
+    batch norm) fed three 8-step chunks of one sequence with `inference=True`, so each padding layer
+    prepends its buffer of the previous chunk's tail and keeps the new tail; the buffers are reset
+    first, so each call starts from silence."""
+    import torch
+    from pytorch_tcn import TCN
+
+    torch.manual_seed(0)
+    cfg = dict(num_inputs=2, num_channels=[8, 8], kernel_size=3, causal=True, use_norm="batch_norm", dropout=0.0)
+    model = TCN(**cfg).eval()
+
+    def stream(x):
+        model.reset_buffers()
+        return torch.cat([model.inference(chunk) for chunk in x.split(8, dim=-1)], dim=-1)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "chunks": "3 x 8 steps"}, stream, {"x": torch.randn(1, 2, 24, generator=g)}
+
+
+def _tab_transformer():
+    """TabTransformer (3 categorical columns of 4, 3 and 5 values, 2 continuous, dim 16, depth 2,
+    4 residual streams, a ReLU MLP head: its default `mlp_act=None` reaches the MLP as `None`), eval
+    forward on 4 rows, one of which marks a category missing with the special token -1 (the
+    `is_special_token.any()` path)."""
+    import random
+
+    import torch
+    from tab_transformer_pytorch import TabTransformer
+
+    random.seed(0)  # hyper-connections picks each layer's initial residual stream with random.randrange
+    torch.manual_seed(0)
+    cfg = dict(categories=(4, 3, 5), num_continuous=2, dim=16, depth=2, heads=2, dim_head=8, dim_out=1)
+    model = TabTransformer(**cfg, mlp_act=torch.nn.ReLU()).eval()
+    g = torch.Generator().manual_seed(1)
+    x_categ = torch.stack([torch.randint(0, c, (4,), generator=g) for c in (4, 3, 5)], dim=-1)
+    x_categ[1, 2] = -1
+    return {**cfg, "mlp_act": "ReLU"}, model, {"x_categ": x_categ, "x_cont": torch.randn(4, 2, generator=g)}
+
+
+def _ft_transformer_train():
+    """FTTransformer (3 categorical columns, 2 numerical, dim 16, depth 1): a training step (binary
+    cross-entropy on the logit, backward, SGD)."""
+    import random
+
+    import torch
+    from tab_transformer_pytorch import FTTransformer
+
+    random.seed(0)  # hyper-connections picks each layer's initial residual stream with random.randrange
+    torch.manual_seed(0)
+    cfg = dict(categories=(4, 3, 5), num_continuous=2, dim=16, depth=1, heads=2, dim_head=8, dim_out=1)
+    model = FTTransformer(**cfg)
+
+    def loss_fn(m, x_categ, x_numer, y):
+        return torch.nn.functional.binary_cross_entropy_with_logits(m(x_categ, x_numer).squeeze(-1), y)
+    g = torch.Generator().manual_seed(1)
+    x_categ = torch.stack([torch.randint(0, c, (4,), generator=g) for c in (4, 3, 5)], dim=-1)
+    return cfg, _TrainStep(model, loss_fn), {"x_categ": x_categ, "x_numer": torch.randn(4, 2, generator=g),
+                                             "y": torch.tensor([0.0, 1.0, 1.0, 0.0])}
+
+
+class _TorchEMAStep:
+    """A user's training step with torch-ema: MSE on a 4-16-2 MLP, backward, SGD, then
+    `ExponentialMovingAverage.update()` (decay 0.99, with the num_updates warm-up), and a validation
+    prediction under `ema.average_parameters()` (store, copy the shadow weights in, restore)."""
+
+    def __init__(self):
+        import torch
+        from torch_ema import ExponentialMovingAverage
+
+        torch.manual_seed(0)
+        self.model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-2)
+        self.ema = ExponentialMovingAverage(self.model.parameters(), decay=0.99)
+
+    def __call__(self, x, y):
+        import torch
+
+        self.opt.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.mse_loss(self.model(x), y)
+        loss.backward()
+        self.opt.step()
+        self.ema.update()
+        with self.ema.average_parameters():
+            ema_pred = self.model(x).detach()
+        return {"loss": loss.detach(), "ema_pred": ema_pred, **{f"shadow{i}": s.clone()
+                                                                for i, s in enumerate(self.ema.shadow_params)}}
+
+
+def _torch_ema_step():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"model": "MLP 4-16-2", "ema": "decay 0.99, use_num_updates"}, _TorchEMAStep(), \
+        {"x": torch.randn(8, 4, generator=g), "y": torch.randn(8, 2, generator=g)}
+
+
+def _local_attn_generate():
+    """local-attention's LocalTransformer (64 tokens, dim 32, depth 2, window 8, dynamic position
+    bias, 2 residual streams): greedy `generate` (temperature 0, KV cache) of 6 tokens from a
+    4-token prompt."""
+    import random
+
+    import torch
+    from local_attention import LocalTransformer
+
+    random.seed(0)  # hyper-connections picks each layer's initial residual stream with random.randrange
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, max_seq_len=32, dim=32, depth=2, heads=2, dim_head=16, local_attn_window_size=8,
+               use_dynamic_pos_bias=True, num_residual_streams=2)
+    model = LocalTransformer(**cfg).eval()
+
+    def generate(prime):
+        return model.generate(prime, 6, temperature=0.0)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "generate": "6 tokens, temperature 0, kv cache"}, generate, \
+        {"prime": torch.randint(0, 64, (1, 4), generator=g)}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -1776,4 +1915,21 @@ ENTRIES = {e.name: e for e in [
     Entry("julius-frontend", "julius", "julius==0.2.8",
           "resample_frac, split_bands, high/band-pass filters and fft_conv1d in a user's audio front end",
           _julius_frontend, ["julius"], scope="module"),
+    Entry("tcn-forward", "pytorch_tcn", "pytorch-tcn==1.2.3",
+          "TCN (weight norm, skip connections, an added conditioning embedding), eval forward", _tcn_forward,
+          ["pytorch_tcn"]),
+    Entry("tcn-streaming", "pytorch_tcn", "pytorch-tcn==1.2.3",
+          "TCN streaming inference (`inference=True`, padding buffers) over three chunks in a user function",
+          _tcn_streaming, ["pytorch_tcn"], scope="module"),
+    Entry("tab-transformer", "tab_transformer_pytorch", "tab-transformer-pytorch==0.6.1",
+          "TabTransformer (a special-token category), eval forward", _tab_transformer, ["tab_transformer_pytorch"]),
+    Entry("ft-transformer-train", "tab_transformer_pytorch", "tab-transformer-pytorch==0.6.1",
+          "FTTransformer: a training step (BCE, backward, SGD)", _ft_transformer_train, ["tab_transformer_pytorch"],
+          grad=True, training=True),
+    Entry("torch-ema-step", "torch_ema", "torch-ema==0.3",
+          "a training step (MSE, SGD), ExponentialMovingAverage.update() and a prediction under "
+          "average_parameters()", _torch_ema_step, ["torch_ema"], grad=True, training=True, scope="module"),
+    Entry("local-attn-generate", "local_attention", "local-attention==1.11.2",
+          "LocalTransformer (dynamic position bias) greedy generate with a KV cache in a user function",
+          _local_attn_generate, ["local_attention"], scope="module"),
 ]}
