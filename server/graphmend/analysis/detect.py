@@ -7,7 +7,6 @@ a mend (the kinds of names at that point, the static part of a condition).
 from __future__ import annotations
 
 import ast
-import contextlib
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -552,12 +551,11 @@ class FunctionWalker:
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             static = []
             for i, v in enumerate(test.values):
-                with self.narrowed(test, i):
-                    k = self.env.kind(v)
+                k, truth = self.operand(test, i)
                 if k is Kind.STATIC:
                     static.append(v)
                     continue
-                if k is Kind.TENSOR and self.truth_of_tensor(v):
+                if truth:
                     rest = test.values[i:]
                     dd = rest[0] if len(rest) == 1 else ast.BoolOp(ast.And(), rest)
                     if len(rest) > 1:
@@ -575,28 +573,28 @@ class FunctionWalker:
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
             return self.truth_of_tensor(e.operand)
         if isinstance(e, ast.BoolOp):
-            for i, v in enumerate(e.values):
-                with self.narrowed(e, i):
-                    if self.env.kind(v) is Kind.TENSOR and self.truth_of_tensor(v):
-                        return True
-            return False
+            return any(self.operand(e, i)[1] for i in range(len(e.values)))
         return self.env.kind(e) is Kind.TENSOR
 
-    @contextlib.contextmanager
-    def narrowed(self, b: ast.BoolOp, i: int):
-        """While operand `i` of `b` is read: the names the operands before it prove no tensor
-        where it runs (they were false for an `or`, true for an `and`): pytorch-optimizer's
-        `isinstance(c, torch.Tensor) or c != 1.0` compares a Python number (realcode round 11)."""
-        names = []
+    def operand(self, b: ast.BoolOp, i: int) -> tuple[Kind, bool]:
+        """(kind, whether Python takes the truth of a tensor's value) of operand `i` of `b`, with
+        the names the operands before it prove no tensor where it runs (they were false for an
+        `or`, true for an `and`): pytorch-optimizer's `isinstance(c, torch.Tensor) or c != 1.0`
+        compares a Python number (realcode round 11)."""
+        v, kinds, saved = b.values[i], self.env.kinds, {}
         for prev in b.values[:i]:
-            yes, no = _tensor_tests(prev, self.symbols)
-            names += no if isinstance(b.op, ast.And) else yes
-        kinds = self.env.kinds
-        saved = {n: kinds[n] for n in names if kinds.get(n) is Kind.TENSOR}
+            if isinstance(prev, (ast.Call, ast.UnaryOp)):
+                yes, no = _tensor_tests(prev, self.symbols)
+                saved.update((n, Kind.TENSOR) for n in (no if isinstance(b.op, ast.And) else yes)
+                             if kinds.get(n) is Kind.TENSOR)
+        if not saved:
+            k = self.env.kind(v)
+            return k, k is Kind.TENSOR and self.truth_of_tensor(v)
         for n in saved:
             kinds[n] = Kind.UNKNOWN
         try:
-            yield
+            k = self.env.kind(v)
+            return k, k is Kind.TENSOR and self.truth_of_tensor(v)
         finally:
             kinds.update(saved)
 
@@ -605,7 +603,7 @@ class FunctionWalker:
         """Sites in `e`; `truth`: `e` is a condition whose truth `cond` reports (so are the tests
         of conditional expressions in it)."""
         nodes = _walk_expr(e)
-        tested = {id(n) for n in ast.walk(e) if isinstance(n, ast.BoolOp)} if truth else set()
+        tested = {id(n) for n in nodes if isinstance(n, ast.BoolOp)} if truth else set()
         for b in nodes:
             if isinstance(b, ast.BoolOp) and id(b) not in self._short_circuit_seen:
                 self._short_circuit_seen.add(id(b))
@@ -620,7 +618,7 @@ class FunctionWalker:
             elif isinstance(node, ast.BoolOp) and id(node) not in tested:
                 self.operand_truth(node)
             elif isinstance(node, ast.IfExp):
-                tested.update(id(n) for n in ast.walk(node.test) if isinstance(n, ast.BoolOp))
+                tested.update(id(n) for n in fast_walk(node.test) if isinstance(n, ast.BoolOp))
                 tr, dd, static = self.scalar_condition(node.test)
                 if tr is None:
                     dd, static = self.split_condition(node.test)
@@ -658,14 +656,13 @@ class FunctionWalker:
         torch_geometric's and monai's), and a tensor there would be an error, not a branch."""
         static = []
         for i, v in enumerate(b.values[:-1]):
-            with self.narrowed(b, i):
-                k = self.env.kind(v)
+            k, truth = self.operand(b, i)
             if k is Kind.STATIC:
                 static.append(v)
                 continue
             if isinstance(v, ast.Name) and v.id in self.maybe_none_names():
                 return
-            if k is Kind.TENSOR and self.truth_of_tensor(v):
+            if truth:
                 note = "only when " + " and ".join(ast.unparse(t) for t in static) if static else None
                 self.add("GM201", b, test=v, static_test=static, note=note)
             return
