@@ -22,7 +22,8 @@ graph_breaks log before -> after (a mend can remove a break whose graph before i
 so ADD a counted graph: the log shows the break gone); break sites of the kinds GraphMend names (print, logging,
 warnings, data-dependent branches, tensor-to-Python, data-dependent shapes and factory sizes,
 tensor slice bounds, compile-only defaults) and how many a finding's span covers (recall; sites of
-other kinds are listed apart); findings on executed lines and how many Dynamo really broke at
+other kinds, and breaks with no frame in the entry's packages, in torch's own code or the
+harness's, are listed apart); findings on executed lines and how many Dynamo really broke at
 (precision; the rest are listed as false alarms); mended-but-still-breaking sites (a finding the
 fix applied whose span still holds a break of the mended run); outputs bitwise equal and messages
 equal in order (eager / compiled / original-eager vs mended-compiled), as in ``models.py``.
@@ -219,7 +220,8 @@ def _inside(rel: str, packages: tuple[str, ...]) -> bool:
 
 def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> list[dict[str, Any]]:
     """Deduplicated break sites (innermost frame in the entry's packages) of one child result,
-    backend and explain together; a break with no frame in them is one site `<outside PACKAGES>`."""
+    backend and explain together; a break with no frame in them is one site `<outside PACKAGES>`,
+    never a miss (listed with the other kinds)."""
     reasons = [r for r in res.get("break_reasons") or []]
     reasons += [r for r in (res.get("explain") or {}).get("break_reasons") or []]
     out: dict[tuple, dict[str, Any]] = {}
@@ -262,6 +264,11 @@ def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> l
         g = s["kind"]
         told = [t for k, t in s.pop("records") if k == g and t] or [None]
         codes = sorted({c for t in told if (c := attribute(g, t))})
+        if str(s["file"]).startswith("<outside "):
+            # no frame in the entry's packages: torch's own code (torchmin reaches
+            # torch/optim/lbfgs.py's `_cubic_interpolate`, realcode round 13) or the harness's;
+            # not the package's break, whatever its kind: listed apart, never a miss
+            codes = []
         s["codes_named"] = codes
         s["named"] = bool(codes)
         if g in NAMED_GB and not codes:  # an id GraphMend names, broken on another cause
@@ -579,7 +586,7 @@ def markdown(data: dict[str, Any]) -> str:
                  lambda f: f"{f['file']}:{f['line']} {f['code']} ({f['why']})"),
                 ("Mended but still breaking", "still_breaking",
                  lambda f: f"{f['file']}:{f['line']} {f['code']} ({f['break'][:70]})"),
-                ("Break sites of kinds GraphMend does not name", "other_sites",
+                ("Break sites of kinds GraphMend does not name, or with no frame in the entry's packages", "other_sites",
                  lambda s: f"{s['file']}:{s['line']} {s['kind'] or '-'} {s['summary'][:80]!r}"
                            + (f" (an id GraphMend names, another cause: {s['cause']})" if s.get("cause") else ""))]
     for title, key, fmt in sections:

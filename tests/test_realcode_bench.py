@@ -145,14 +145,14 @@ def test_conditions_the_scoring_cannot_evaluate_are_apart_unless_they_broke():
 def test_a_second_package_of_the_entry_is_scored_with_it():
     """gpytorch's computations run in linear_operator: a break there has no frame in gpytorch. With
     `also=("linear_operator",)` the entry checks both, and such a break is a site of its own
-    (found or missed), not `<outside gpytorch>`."""
+    (found or missed), not `<outside gpytorch>` (listed apart)."""
     orig = {"ok": True, "breaks": 1, "graph_break_log": [], "explain": {"break_reasons": []},
             "break_reasons": [{"summary": "Attempted to call function marked as skipped", "gb": "GB0007",
                                "user_stack": [_frame("lo/memoize.py", 58)]}],
             "coverage": {"/sp/lo/memoize.py": [58]}}
     bench = _bench()
-    alone = bench.evaluate(orig, None, [], ("pkg",), SITE)
-    assert [(m["file"], m["line"]) for m in alone["misses"]] == [("<outside pkg>", 0)]
+    alone = bench.evaluate(orig, None, [], ("pkg",), SITE)  # outside the packages: apart, no miss
+    assert alone["misses"] == [] and [(m["file"], m["line"]) for m in alone["other_sites"]] == [("<outside pkg>", 0)]
     both = bench.evaluate(orig, None, [_f("lo/memoize.py", 58, "GM403")], ("pkg", "lo"), SITE)
     assert (both["named_sites"], both["found"], both["misses"]) == (1, 1, [])
     assert (both["findings_executed"], both["confirmed"]) == (1, 1)
@@ -178,3 +178,15 @@ def test_a_logged_break_outside_the_packages_is_listed_not_scored():
     assert (r["named_sites"], r["found"]) == (3, 3)
     outside = [s for s in r["other_sites"] if s["file"] == "<outside pkg>"]
     assert len(outside) == 1 and outside[0]["count"] == 2  # the backward (explain) and the hook (log)
+
+
+def test_a_named_break_outside_the_packages_is_no_miss():
+    """torchmin (realcode round 13) calls torch/optim/lbfgs.py's `_cubic_interpolate`, whose
+    data-dependent branches break inside torch: a named kind (GB0170), but no frame of the
+    package. It was scored as a miss; GraphMend neither can nor should mend torch. Listed apart."""
+    torch_jump = {"summary": "generic_jump TensorVariable()", "gb": "GB0170",
+                  "user_stack": [{"file": "/usr/lib/torch/optim/lbfgs.py", "line": 18}]}
+    orig = {**ORIGINAL, "break_reasons": ORIGINAL["break_reasons"] + [torch_jump]}
+    r = _bench().evaluate(orig, None, FINDINGS, ("pkg",), SITE)
+    assert (r["named_sites"], r["found"], r["recall"]) == (3, 3, 1.0)
+    assert r["misses"] == [] and [s["file"] for s in r["other_sites"]] == ["<outside pkg>"]
