@@ -813,3 +813,41 @@ def test_checking_and_mending_show_no_warnings_of_the_code_read():
         found = analyze_source(text, "esc.py", Settings(scope="module")).findings
         assert [f.code for f in found] == ["GM101"]
         assert "graphmend.print(x)" in fix_source(text, path="esc.py", settings=Settings(scope="module")).text
+
+
+SCRIPTED = '''import torch
+
+
+@torch.jit.script
+def f(x: torch.Tensor):
+    print("x sum", x.sum())
+    if x.sum() > 0:
+        x = x * 2
+    return x
+
+
+def g(x):
+    return f(x + 1) - 1
+'''
+
+
+def test_no_mend_inside_a_torchscript_function(tmp_path):
+    """Realcode round 13 (geoopt's scripted math): Dynamo traces a `@torch.jit.script` function's
+    Python source, so its print breaks the graph (measured: 2 graphs), but a mend must stay
+    TorchScript: `graphmend.print(*args)` made the module fail at import. The findings stay, the
+    mends decline and say why; the file is left as it is."""
+    import torch
+
+    from difftest import load_module
+    from graphmend.rewrite.apply import fix_source
+
+    found = analyze_source(SCRIPTED, "scripted.py", Settings(scope="module")).findings
+    assert [f.code for f in found] == ["GM101", "GM201"]
+    assert all(not f.fixable and "TorchScript" in f.decline_reason for f in found)
+    assert fix_source(SCRIPTED, path="scripted.py", settings=Settings(scope="module")).text == SCRIPTED
+    mod = load_module(SCRIPTED, tmp_path, "scripted_run")
+    graphs = []
+    torch._dynamo.reset()
+    torch.compile(mod.g, backend=lambda gm, ex: graphs.append(gm) or gm)(torch.ones(2))
+    torch._dynamo.reset()
+    assert len(graphs) == 2

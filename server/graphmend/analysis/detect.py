@@ -582,10 +582,13 @@ class FunctionWalker:
         `or`, true for an `and`): pytorch-optimizer's `isinstance(c, torch.Tensor) or c != 1.0`
         compares a Python number (realcode round 11)."""
         v, kinds, saved = b.values[i], self.env.kinds, {}
+        both = isinstance(b.op, ast.And)
         for prev in b.values[:i]:
             if isinstance(prev, (ast.Call, ast.UnaryOp)):
                 yes, no = _tensor_tests(prev, self.symbols)
-                saved.update((n, Kind.TENSOR) for n in (no if isinstance(b.op, ast.And) else yes)
+                # after `isinstance(s, str) and ...` s is a str (torchmin's `x_scale == 'jac'`, round 13)
+                python = _isinstance_numbers(prev, self.symbols) if both else []
+                saved.update((n, Kind.TENSOR) for n in [*(no if both else yes), *python]
                              if kinds.get(n) is Kind.TENSOR)
         if not saved:
             k = self.env.kind(v)

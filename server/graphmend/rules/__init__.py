@@ -29,6 +29,17 @@ def _env(site: Site, symbols: Symbols) -> Env:
     return env
 
 
+SCRIPT_DECORATORS = frozenset({"torch.jit.script", "torch.jit.script_method", "torch.jit._script.script"})
+
+
+def _scripted(fi, symbols: Symbols) -> bool:
+    """`fi` (or its class) is decorated with `@torch.jit.script`: its body must stay TorchScript
+    (realcode round 13: a `graphmend.print` mended into geoopt-style scripted code failed at import)."""
+    nodes = [fi.node] + ([fi.cls.node] if getattr(fi, "cls", None) is not None else [])
+    return any((symbols.qualify(d.func if isinstance(d, ast.Call) else d) or "") in SCRIPT_DECORATORS
+               for n in nodes for d in n.decorator_list)
+
+
 def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
     mod = BY_CODE[site.code]
     ctx = Context(text, symbols)
@@ -38,6 +49,9 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
         names = ", ".join(f"`{n}`" for n in site.maybe_none)
         verdict = Verdict.decline(f"{names} may be None here (set to None on another path, or by default): the "
                                   f"condition then tests whether it is None, which no tensor condition keeps")
+    if verdict.applicability is not Applicability.NONE and _scripted(site.func, symbols):
+        verdict = Verdict.decline("the function is compiled by TorchScript (`@torch.jit.script`), which cannot "
+                                  "compile the mend (graphmend's helpers take *args; torch.cond is not scriptable)")
     if site.backends and site.code not in ("GM101", "GM102", "GM103", "GM301") \
             and verdict.applicability is not Applicability.NONE:
         names = ", ".join(f"`{n}`" for n in site.backends)
