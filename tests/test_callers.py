@@ -715,3 +715,51 @@ def test_a_submodules_method_and_a_helper_that_returns_a_static_value(tmp_path):
     assert sites(found) == {("GM201", 16)}
     mod = load_module(SUBMODULE_METHOD, tmp_path, "perf_run")
     assert break_lines(mod.Model(), torch.ones(2, 4), path=mod.__file__) == {16}
+
+
+INSTANCE_METHODS = """\
+import torch
+
+
+class Strategy:
+    def update(self, s, y):
+        rho_inv = y.dot(s)
+        if rho_inv <= 1e-10:
+            return
+        self._update(s, y, rho_inv)
+
+
+class BFGS(Strategy):
+    def __init__(self, x):
+        self.I = torch.eye(x.numel())
+        self.H = torch.eye(x.numel())
+
+    def _update(self, s, y, rho_inv):
+        rho = rho_inv.reciprocal()
+        R = torch.addr(self.I, s, y, alpha=-rho)
+        self.H = torch.addr(R @ self.H @ R.t(), s, s, alpha=rho)
+
+
+class LBFGS(BFGS):
+    pass
+
+
+def step(x: torch.Tensor, g: torch.Tensor, x_new: torch.Tensor, g_new, low_mem=False):
+    hess = LBFGS(x) if low_mem else BFGS(x)
+    s = x_new.sub(x)
+    y = g_new.sub(g)
+    hess.update(s, y)
+    return hess.H
+"""
+
+
+def test_a_method_of_a_local_instance_gets_the_tensors_passed(tmp_path):
+    """torchmin's BFGS (realcode round 13): `hess = L_BFGS(...) if low_mem else BFGS(...)`, then
+    `hess.update(s, y)`. The method (a base's, in this file) is walked with `s` a tensor, so is
+    `y.dot(s)` (a product with a tensor), and `self._update(s, y, rho_inv)` passes the tensors on:
+    Dynamo breaks at the `if` and at both `alpha=` reads; all three are reported now."""
+    found = analyze_source(INSTANCE_METHODS, str(tmp_path / "bfgs.py"), Settings(scope="module")).findings
+    assert sites(found) == {("GM201", 7), ("GM401", 19), ("GM401", 20)}
+    mod = load_module(INSTANCE_METHODS, tmp_path, "bfgs_run")
+    x, g = torch.zeros(3), torch.ones(3)
+    assert logged_break_lines(mod.step, x, g, x + 0.5, g * 1.5, path=mod.__file__) >= {7, 19, 20}

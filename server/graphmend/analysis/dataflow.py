@@ -172,6 +172,8 @@ TENSOR_ONLY_METHODS = frozenset({"abs", "unsqueeze", "masked_fill", "type_as", "
                                  "isinf", "isnan", "isfinite"})
 
 
+# Products whose result, given a tensor, is one (Env.kind: a method of a value the walk does not know)
+PRODUCTS = frozenset({"dot", "matmul", "mm", "mv", "bmm", "outer", "inner", "ger"})
 _MAPPINGS = frozenset({"Dict", "dict", "Mapping", "MutableMapping", "OrderedDict"})
 _SEQUENCES = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable", "MutableSequence"})
 
@@ -603,6 +605,10 @@ class Env:
                 args = [self.kind(a) for a in e.args] + [self.kind(k.value) for k in e.keywords]
                 return Kind.STATIC if all(a is Kind.STATIC for a in args) else Kind.UNKNOWN
             if base is Kind.UNKNOWN and func.attr in TENSOR_ONLY_METHODS:
+                return Kind.TENSOR
+            if base is Kind.UNKNOWN and func.attr in PRODUCTS and any(self.kind(a) is Kind.TENSOR for a in e.args):
+                # `y.dot(s)` with s a tensor (torchmin's BFGS update, realcode round 13): a tensor's
+                # product, or a numpy array's, which Dynamo traces as a tensor too
                 return Kind.TENSOR
             if base is Kind.UNKNOWN and func.attr in ("all", "any") and _elementwise_compare(func.value):
                 return Kind.TENSOR  # `(t[1:] > t[:-1]).all()`: a Python comparison has no .all()

@@ -16,7 +16,7 @@ from graphmend.analysis.conditions import Extracted, Translator, name_condition,
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
-from graphmend.analysis.symbols import (FunctionInfo, Symbols, _statements, called_methods, function_refs,
+from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
                                         method_aliases, overrides, single_assignments)
 from graphmend.findings import Condition
 
@@ -137,6 +137,7 @@ class FunctionWalker:
         # target (a loop body is walked twice: the second walk's kinds are kept)
         self.calls_out: dict[tuple, CallFact] = {}
         self._refs: Optional[dict[str, list[ast.expr]]] = None  # symbols.function_refs, when needed
+        self._instances: Optional[dict[str, list[ClassInfo]]] = None  # local_instances, when needed
         self._masks: Optional[dict[str, ast.expr]] = None  # bool_mask_names, when needed
         # names bound to a boolean mask by the statement walked last that bound them, with the
         # block of that statement: `mask = (row >= 0) & (col >= 0)` after `mask = ...new_full(...)`
@@ -862,6 +863,15 @@ class FunctionWalker:
             if fwd is not None:
                 self.note_fact(c, self.symbols.module, fwd.qualname, 1 if is_static(fwd.node) else 2)
             return
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.env.locals:
+            # `hess.update(s, y)` with `hess = L_BFGS(...) if low_mem else BFGS(...)`, classes of this
+            # file (torchmin, realcode round 13): the method each may run, its own or a base's here
+            for ci in self.local_instances().get(func.value.id, ()):
+                target = next((k.methods[func.attr] for k in self._same_file_lineage(ci)
+                               if func.attr in k.methods), None)
+                if target is not None:
+                    self.note_fact(c, self.symbols.module, target.qualname, 0 if is_static(target.node) else 1)
+            return
         if not q or "." not in q or q.startswith(("torch.", "builtins.", "typing.", "math.")):
             return
         if isinstance(func, ast.Attribute):
@@ -874,6 +884,40 @@ class FunctionWalker:
         if module == self.symbols.module and qualname not in self.symbols.functions:
             return
         self.note_fact(c, module, qualname, 0)
+
+    def _same_file_lineage(self, ci: ClassInfo):
+        """`ci`, then its bases defined in this file, nearest first."""
+        classes, mod, todo, seen = self.symbols.classes, self.symbols.module, [ci], set()
+        while todo and len(seen) < 8:
+            c = todo.pop(0)
+            if id(c) in seen:
+                continue
+            seen.add(id(c))
+            yield c
+            todo += [classes[b[len(mod) + 1:]] for b in c.bases
+                     if b.startswith(mod + ".") and b[len(mod) + 1:] in classes]
+
+    def local_instances(self) -> dict[str, list[ClassInfo]]:
+        """Locals bound only to instances of classes of this file: `h = BFGS(x)`, `h = A(x) if c
+        else B(x)` (computed once per walk)."""
+        if self._instances is None:
+            classes, mod = self.symbols.classes, self.symbols.module
+            stores: dict[str, int] = {}
+            bound: dict[str, list] = {}
+            for n in fast_walk(self.fi.node):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    stores[n.id] = stores.get(n.id, 0) + 1
+                elif isinstance(n, ast.arg):
+                    stores[n.arg] = stores.get(n.arg, 0) + 1
+                elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                    values = [n.value.body, n.value.orelse] if isinstance(n.value, ast.IfExp) else [n.value]
+                    got = [classes[q[len(mod) + 1:]] for v in values if isinstance(v, ast.Call)
+                           and (q := self.symbols.qualify(v.func) or "").startswith(mod + ".")
+                           and q[len(mod) + 1:] in classes]
+                    if len(got) == len(values):
+                        bound.setdefault(n.targets[0].id, []).append(got)
+            self._instances = {k: [c for got in v for c in got] for k, v in bound.items() if stores.get(k) == len(v)}
+        return self._instances
 
     def tensor_args(self, c: ast.Call) -> list:
         """The arguments of `c` that are tensors here: (position, keyword, argument)."""
