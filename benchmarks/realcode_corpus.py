@@ -27,6 +27,7 @@ REQUIREMENTS = [
     "opacus==1.6.0", "pot==0.9.7.post1", "ema-pytorch==0.8.3", "auraloss==0.4.0",
     "pytorch-optimizer==4.1.0", "fast-pytorch-kmeans==0.2.2", "pytorch-msssim==1.0.0", "julius==0.2.8",
     "pytorch-tcn==1.2.3", "tab-transformer-pytorch==0.6.1", "torch-ema==0.3", "local-attention==1.11.2",
+    "pytorch-minimize==0.1.0", "geoopt==0.5.1", "cooper-optim==1.0.1", "nystrom-attention==0.0.14",
 ]
 
 
@@ -1742,6 +1743,175 @@ def _local_attn_generate():
         {"prime": torch.randint(0, 64, (1, 4), generator=g)}
 
 
+# --------------------------------------------------------------------------------------------------
+# pytorch-minimize 0.1.0, geoopt 0.5.1, cooper-optim 1.0.1 and nystrom-attention 0.0.14: round 13,
+# code nobody tuned on, measured before anything was changed for them
+
+
+def _torchmin_bfgs():
+    """A user's solver call with pytorch-minimize: `torchmin.minimize` with BFGS (the default
+    strong-Wolfe line search) on the 4-dimensional Rosenbrock function from a fixed start, at most
+    20 iterations; returns the solution, the objective, the gradient and the iteration count."""
+    import torch
+    from torchmin import minimize
+
+    def rosen(x):
+        return (100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+
+    def solve(x0):
+        res = minimize(rosen, x0, method="bfgs", max_iter=20)
+        return {"x": res.x, "fun": res.fun, "grad": res.grad, "nit": torch.tensor(res.nit)}
+    return {"fun": "rosenbrock, 4 dims", "method": "bfgs", "max_iter": 20}, solve, \
+        {"x0": torch.tensor([-1.2, 1.0, -0.5, 0.8])}
+
+
+def _torchmin_lbfgs_newton():
+    """A user's least-squares fit with pytorch-minimize: L-BFGS (history 5, strong-Wolfe line
+    search) then Newton-CG from its solution, on a ridge-regularized logistic regression of 32
+    points with 3 features, at most 10 iterations each."""
+    import torch
+    from torchmin import minimize
+
+    def solve(X, y, w0):
+        def loss(w):
+            return torch.nn.functional.binary_cross_entropy_with_logits(X @ w, y) + 1e-2 * w.square().sum()
+        r1 = minimize(loss, w0, method="l-bfgs", max_iter=10, options={"history_size": 5, "line_search": "strong-wolfe"})
+        r2 = minimize(loss, r1.x, method="newton-cg", max_iter=10)
+        return {"lbfgs_x": r1.x, "lbfgs_fun": r1.fun, "newton_x": r2.x, "newton_fun": r2.fun}
+    g = torch.Generator().manual_seed(1)
+    X = torch.randn(32, 3, generator=g)
+    return {"fun": "logistic regression, 32 x 3, ridge 1e-2", "methods": "l-bfgs (strong-wolfe), newton-cg"}, \
+        solve, {"X": X, "y": (X[:, 0] - X[:, 1] > 0).float(), "w0": torch.zeros(3)}
+
+
+class _GeooptRAdamStep:
+    """A user's Riemannian training step with geoopt: a 6x3 weight on the Stiefel manifold
+    (orthonormal columns) and a 4-dim point on the Poincare ball (curvature -1) as
+    ManifoldParameters, a loss through the ball's distance to a target and the Stiefel weight,
+    backward, `RiemannianAdam.step()` (Riemannian gradient, retraction, transport of the moments),
+    then `RiemannianSGD.step()` (momentum 0.9, nesterov) on a sphere parameter."""
+
+    def __init__(self):
+        import torch
+        import geoopt
+
+        torch.manual_seed(0)
+        self.ball = geoopt.PoincareBall(c=1.0)
+        stiefel = geoopt.Stiefel()
+        self.w = geoopt.ManifoldParameter(stiefel.random(6, 3), manifold=stiefel)
+        self.p = geoopt.ManifoldParameter(self.ball.expmap0(0.3 * torch.randn(4)), manifold=self.ball)
+        sphere = geoopt.Sphere()
+        self.s = geoopt.ManifoldParameter(sphere.projx(torch.randn(5)), manifold=sphere)
+        self.radam = geoopt.optim.RiemannianAdam([self.w, self.p], lr=1e-2)
+        self.rsgd = geoopt.optim.RiemannianSGD([self.s], lr=1e-2, momentum=0.9, nesterov=True)
+
+    def __call__(self, x, target, v):
+        self.radam.zero_grad(set_to_none=True)
+        self.rsgd.zero_grad(set_to_none=True)
+        loss = (x @ self.w).square().mean() + self.ball.dist(self.p, target) ** 2 - (self.s @ v) ** 2
+        loss.backward()
+        self.radam.step()
+        self.rsgd.step()
+        return {"loss": loss.detach(), "w": self.w.detach().clone(), "p": self.p.detach().clone(),
+                "s": self.s.detach().clone()}
+
+
+def _geoopt_radam_step():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"params": "Stiefel 6x3, PoincareBall 4, Sphere 5", "optimizers": "RiemannianAdam, RiemannianSGD"}, \
+        _GeooptRAdamStep(), {"x": torch.randn(8, 6, generator=g), "target": 0.2 * torch.randn(4, generator=g),
+                             "v": torch.randn(5, generator=g)}
+
+
+def _geoopt_hyperbolic():
+    """A user's hyperbolic embedding head with geoopt: points mapped onto a learnable-curvature
+    Poincare ball (`expmap0`), a Mobius matrix-vector product and Mobius addition of a bias, the
+    distance matrix to 3 prototypes, a geodesic midpoint (`weighted_midpoint`) and the logarithmic
+    map back to the tangent space at the origin."""
+    import torch
+    import geoopt
+
+    torch.manual_seed(0)
+    ball = geoopt.PoincareBallExact(c=0.5, learnable=True)
+    weight = torch.randn(4, 4) / 2
+    bias = ball.expmap0(0.1 * torch.randn(4))
+    protos = ball.expmap0(0.5 * torch.randn(3, 4))
+
+    def head(u):
+        x = ball.expmap0(u)
+        h = ball.mobius_add(ball.mobius_matvec(weight, x), bias)
+        return {"dist": ball.dist(h.unsqueeze(-2), protos), "mid": ball.weighted_midpoint(h, reducedim=[0]),
+                "log": ball.logmap0(h)}
+    g = torch.Generator().manual_seed(1)
+    return {"ball": "PoincareBallExact c=0.5 learnable", "dim": 4, "prototypes": 3}, head, \
+        {"u": 0.5 * torch.randn(6, 4, generator=g)}
+
+
+class _CooperStep:
+    """A user's constrained training step with cooper: a 3-input logistic regression whose mean
+    prediction must stay below 0.4 (an inequality constraint with a dense Lagrange multiplier),
+    `SimultaneousOptimizer.roll()` (Lagrangian, primal SGD descent and dual SGD ascent, the
+    multiplier projected onto the non-negative orthant)."""
+
+    def __init__(self):
+        import torch
+        import cooper
+
+        torch.manual_seed(0)
+        self.model = torch.nn.Linear(3, 1)
+
+        class RateCMP(cooper.ConstrainedMinimizationProblem):
+            def __init__(self):
+                super().__init__()
+                self.rate = cooper.Constraint(constraint_type=cooper.ConstraintType.INEQUALITY,
+                                              formulation_type=cooper.formulations.Lagrangian,
+                                              multiplier=cooper.multipliers.DenseMultiplier(num_constraints=1))
+
+            def compute_cmp_state(self, model, x, y):
+                logits = model(x).squeeze(-1)
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y)
+                violation = (torch.sigmoid(logits).mean() - 0.4).reshape(1)
+                return cooper.CMPState(loss=loss, observed_constraints={self.rate: cooper.ConstraintState(violation=violation)})
+
+        self.cmp = RateCMP()
+        self.opt = cooper.optim.SimultaneousOptimizer(
+            cmp=self.cmp, primal_optimizers=torch.optim.SGD(self.model.parameters(), lr=1e-1),
+            dual_optimizers=torch.optim.SGD(self.cmp.dual_parameters(), lr=1e-1, maximize=True))
+
+    def __call__(self, x, y):
+        roll = self.opt.roll(compute_cmp_state_kwargs={"model": self.model, "x": x, "y": y})
+        return {"loss": roll.cmp_state.loss.detach(), "lagrangian": roll.primal_lagrangian_store.lagrangian.detach(),
+                "multiplier": self.cmp.rate.multiplier.weight.detach().clone(),
+                **{n: p.detach().clone() for n, p in self.model.named_parameters()}}
+
+
+def _cooper_step():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(16, 3, generator=g)
+    return {"model": "Linear(3, 1)", "constraint": "mean prediction <= 0.4", "optimizer": "SimultaneousOptimizer"}, \
+        _CooperStep(), {"x": x, "y": (x[:, 0] > 0).float()}
+
+
+def _nystromformer():
+    """Nystromformer (dim 32, depth 2, 2 heads, 8 landmarks, 3 pseudo-inverse iterations, residual
+    depthwise conv), eval forward on 2 sequences of 30 tokens (not a multiple of the landmarks: the
+    padding path) with a padding mask whose second row ends 6 tokens early."""
+    import torch
+    from nystrom_attention import Nystromformer
+
+    torch.manual_seed(0)
+    cfg = dict(dim=32, depth=2, dim_head=16, heads=2, num_landmarks=8, pinv_iterations=3)
+    model = Nystromformer(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 30, dtype=torch.bool)
+    mask[1, 24:] = False
+    return cfg, model, {"x": torch.randn(2, 30, 32, generator=g), "mask": mask}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -1932,4 +2102,22 @@ ENTRIES = {e.name: e for e in [
     Entry("local-attn-generate", "local_attention", "local-attention==1.11.2",
           "LocalTransformer (dynamic position bias) greedy generate with a KV cache in a user function",
           _local_attn_generate, ["local_attention"], scope="module"),
+    Entry("torchmin-bfgs", "torchmin", "pytorch-minimize==0.1.0",
+          "torchmin.minimize with BFGS (strong-Wolfe line search) on Rosenbrock in a user function", _torchmin_bfgs,
+          ["torchmin"], scope="module"),
+    Entry("torchmin-lbfgs-newton", "torchmin", "pytorch-minimize==0.1.0",
+          "L-BFGS then Newton-CG on a ridge logistic regression in a user function", _torchmin_lbfgs_newton,
+          ["torchmin"], scope="module"),
+    Entry("geoopt-radam-step", "geoopt", "geoopt==0.5.1",
+          "a Riemannian training step: backward, RiemannianAdam (Stiefel, Poincare ball) and RiemannianSGD (sphere)",
+          _geoopt_radam_step, ["geoopt"], grad=True, training=True, scope="module"),
+    Entry("geoopt-hyperbolic", "geoopt", "geoopt==0.5.1",
+          "Poincare-ball expmap0, Mobius matvec/add, distances, weighted midpoint, logmap0 in a user head",
+          _geoopt_hyperbolic, ["geoopt"], scope="module"),
+    Entry("cooper-step", "cooper", "cooper-optim==1.0.1",
+          "a constrained training step: SimultaneousOptimizer.roll() with an inequality constraint",
+          _cooper_step, ["cooper"], grad=True, training=True, scope="module"),
+    Entry("nystromformer", "nystrom_attention", "nystrom-attention==0.0.14",
+          "Nystromformer (landmark attention, padding path, mask), eval forward", _nystromformer,
+          ["nystrom_attention"]),
 ]}
