@@ -224,3 +224,28 @@ def test_random_draws_dynamo_cannot_trace(draw, tmp_path):
     finally:
         torch._dynamo.reset()
     assert len(counter.graphs) == (2 if draw in RANDOM_BREAKS else 1), draw
+
+
+# realcode rounds 9 and 14: calls Dynamo skips (GB0007), each breaking the graph where it runs
+SKIPPED = {
+    "get_rng_state": ("s = torch.get_rng_state()", 8),
+    "set_rng_state": ("torch.set_rng_state(torch.get_rng_state())", 8),
+    "manual_seed": ("torch.manual_seed(0)", 8),
+    "autograd_grad": ("y = y * torch.autograd.grad(y.sum(), x, create_graph=True)[0]", 8),
+    "autograd_backward": ("torch.autograd.backward(y.sum(), retain_graph=True)", 8),
+    "tqdm": ("for _ in tqdm(range(2)):\n        y = y * 2", 8),
+}
+
+
+@pytest.mark.parametrize("body,line", SKIPPED.values(), ids=SKIPPED.keys())
+def test_calls_dynamo_skips(body, line, tmp_path):
+    """Each is GM403 on its line, and Dynamo's graph-break log names that line (a tqdm loop makes
+    Dynamo skip the frame: explain() and the graph count would not show it)."""
+    from test_callers import logged_break_lines
+
+    text = ("import torch\nfrom tqdm import tqdm\n\n\n"
+            f"def f(x):\n    y = x * 3\n    z = y.sin()\n    {body}\n    return y + z\n\n\ncompiled = torch.compile(f)\n")
+    got = {(fd.code, fd.span.start.line) for fd in analyze_source(text, "skipped.py").findings}
+    assert got == {("GM403", line)}, text
+    mod = load_module(text, tmp_path, "skipped_call")
+    assert logged_break_lines(mod.f, torch.ones(3, requires_grad=True), path=mod.__file__) == {line}
