@@ -28,6 +28,8 @@ REQUIREMENTS = [
     "pytorch-optimizer==4.1.0", "fast-pytorch-kmeans==0.2.2", "pytorch-msssim==1.0.0", "julius==0.2.8",
     "pytorch-tcn==1.2.3", "tab-transformer-pytorch==0.6.1", "torch-ema==0.3", "local-attention==1.11.2",
     "pytorch-minimize==0.1.0", "geoopt==0.5.1", "cooper-optim==1.0.1", "nystrom-attention==0.0.14",
+    "siren-pytorch==0.1.7", "linformer==0.2.3", "native-sparse-attention-pytorch==0.2.3",
+    "ring-attention-pytorch==0.5.20",
 ]
 
 
@@ -1912,6 +1914,127 @@ def _nystromformer():
     return cfg, model, {"x": torch.randn(2, 30, 32, generator=g), "mask": mask}
 
 
+# --------------------------------------------------------------------------------------------------
+# siren-pytorch 0.1.7, linformer 0.2.3, native-sparse-attention-pytorch 0.2.3 and
+# ring-attention-pytorch 0.5.20: round 14, code nobody tuned on, measured before anything was changed
+# for them
+
+
+def _siren_train():
+    """A user's implicit image fit with siren-pytorch: SirenWrapper around a SirenNet (2 -> 32 -> 3,
+    3 layers, sine activations, w0_initial 30) over an 8x8 coordinate grid, modulated by a latent
+    (Modulator); a training step (the wrapper's MSE against an image, backward, SGD)."""
+    import torch
+    from siren_pytorch import SirenNet, SirenWrapper
+
+    torch.manual_seed(0)
+    cfg = dict(dim_in=2, dim_hidden=32, dim_out=3, num_layers=3, w0_initial=30.0, image_width=8, image_height=8,
+               latent_dim=8)
+    net = SirenNet(dim_in=2, dim_hidden=32, dim_out=3, num_layers=3, w0_initial=30.0)
+    model = SirenWrapper(net, image_width=8, image_height=8, latent_dim=8)
+
+    def loss_fn(m, img, latent):
+        return m(img, latent=latent)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"img": torch.randn(1, 3, 8, 8, generator=g),
+                                             "latent": torch.randn(8, generator=g)}
+
+
+def _linformer_lm():
+    """LinformerLM (64 tokens, dim 32, seq_len 32, depth 2, k 8 projected keys, 2 heads, shared
+    key/value projection), eval forward on 2 sequences of 24 tokens (shorter than seq_len: the
+    projections are sliced)."""
+    import torch
+    from linformer import LinformerLM
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, seq_len=32, depth=2, k=8, heads=2, share_kv=True)
+    model = LinformerLM(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"x": torch.randint(0, 64, (2, 24), generator=g)}
+
+
+def _linformer_reversible_train():
+    """Linformer (dim 32, seq_len 16, depth 2, k 8, 2 heads, one key/value head, dropout 0.1) with
+    reversible layers (a custom autograd Function recomputing each block with its recorded RNG
+    state) after an input projection (the Function's input needs a grad): a training step (MSE to a
+    target, backward, SGD)."""
+    import torch
+    from linformer import Linformer
+
+    torch.manual_seed(0)
+    cfg = dict(dim=32, seq_len=16, depth=2, k=8, heads=2, one_kv_head=True, reversible=True, dropout=0.1)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 32), Linformer(**cfg))
+
+    def loss_fn(m, x, y):
+        return torch.nn.functional.mse_loss(m(x), y)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randn(2, 16, 32, generator=g),
+                                             "y": torch.randn(2, 16, 32, generator=g)}
+
+
+def _nsa_train():
+    """native-sparse-attention-pytorch's Transformer with SparseAttention (64 tokens, dim 32, depth
+    2, 2 heads, 1 kv head, causal; compressed blocks of 4, selection blocks of 4, 2 selected blocks,
+    sliding window 8; the plain PyTorch path, no flex or triton): a training step (its next-token
+    loss with `return_loss=True`, backward, SGD)."""
+    import torch
+    from native_sparse_attention_pytorch.transformer import Transformer
+
+    torch.manual_seed(0)
+    sparse = dict(sliding_window_size=8, compress_block_size=4, compress_block_sliding_stride=4,
+                  selection_block_size=4, num_selected_blocks=2)
+    cfg = dict(num_tokens=64, dim=32, depth=2, dim_head=16, heads=2, kv_heads=1, use_sparse_attn=True,
+               sparse_attn_kwargs=sparse)
+    model = Transformer(**cfg)
+
+    def loss_fn(m, ids):
+        return m(ids, return_loss=True)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"ids": torch.randint(0, 64, (2, 17), generator=g)}
+
+
+def _nsa_sample():
+    """native-sparse-attention-pytorch's Transformer (SparseAttention, as in nsa-train, eval mode):
+    greedy `sample` (temperature 0) of 5 tokens from a 12-token prompt with the KV cache (the
+    `forward_inference` path after the first token)."""
+    import torch
+    from native_sparse_attention_pytorch.transformer import Transformer
+
+    torch.manual_seed(0)
+    sparse = dict(sliding_window_size=8, compress_block_size=4, compress_block_sliding_stride=4,
+                  selection_block_size=4, num_selected_blocks=2)
+    cfg = dict(num_tokens=64, dim=32, depth=2, dim_head=16, heads=2, kv_heads=1, use_sparse_attn=True,
+               sparse_attn_kwargs=sparse)
+    model = Transformer(**cfg).eval()
+
+    def sample(prompt):
+        return model.sample(prompt, 17, temperature=0.0, use_cache_kv=True)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "sample": "5 tokens, temperature 0, kv cache"}, sample, \
+        {"prompt": torch.randint(0, 64, (1, 12), generator=g)}
+
+
+def _ring_transformer_train():
+    """ring-attention-pytorch's RingTransformer on one process (64 tokens, dim 32, depth 2, 2 heads,
+    causal, bucket size 8, ring attention off: the CPU bucketed flash-attention autograd Function,
+    rotary positions): a training step (its next-token loss with a padding mask, backward, SGD)."""
+    import torch
+    from ring_attention_pytorch import RingTransformer
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, depth=2, causal=True, dim_head=16, heads=2, bucket_size=8,
+               ring_attn=False, use_cuda_kernel=False)
+    model = RingTransformer(**cfg)
+
+    def loss_fn(m, x, mask):
+        return m(x, mask=mask, return_loss=True)
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 20, dtype=torch.bool)
+    mask[1, 16:] = False
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randint(0, 64, (2, 21), generator=g), "mask": mask}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -2120,4 +2243,22 @@ ENTRIES = {e.name: e for e in [
     Entry("nystromformer", "nystrom_attention", "nystrom-attention==0.0.14",
           "Nystromformer (landmark attention, padding path, mask), eval forward", _nystromformer,
           ["nystrom_attention"]),
+    Entry("siren-train", "siren_pytorch", "siren-pytorch==0.1.7",
+          "SirenWrapper (SirenNet, latent Modulator) on an 8x8 grid: a training step (MSE, SGD)", _siren_train,
+          ["siren_pytorch"], grad=True, training=True),
+    Entry("linformer-lm", "linformer", "linformer==0.2.3",
+          "LinformerLM (shared key/value projection, a sequence shorter than seq_len), eval forward",
+          _linformer_lm, ["linformer"]),
+    Entry("linformer-reversible-train", "linformer", "linformer==0.2.3",
+          "Linformer with reversible layers and dropout: a training step (MSE, SGD)", _linformer_reversible_train,
+          ["linformer"], grad=True, training=True),
+    Entry("nsa-train", "native_sparse_attention_pytorch", "native-sparse-attention-pytorch==0.2.3",
+          "Transformer with SparseAttention (compress, select, sliding window): a training step (SGD)",
+          _nsa_train, ["native_sparse_attention_pytorch"], grad=True, training=True),
+    Entry("nsa-sample", "native_sparse_attention_pytorch", "native-sparse-attention-pytorch==0.2.3",
+          "Transformer with SparseAttention: greedy sample with the KV cache in a user function", _nsa_sample,
+          ["native_sparse_attention_pytorch"], scope="module"),
+    Entry("ring-transformer-train", "ring_attention_pytorch", "ring-attention-pytorch==0.5.20",
+          "RingTransformer on one process (bucketed flash attention, mask): a training step (SGD)",
+          _ring_transformer_train, ["ring_attention_pytorch"], grad=True, training=True),
 ]}
