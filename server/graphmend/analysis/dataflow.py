@@ -404,7 +404,8 @@ class Env:
     def qualify(self, e: ast.expr) -> Optional[str]:
         if isinstance(e, ast.Name) and e.id in self.locals:
             return None
-        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id in self.backends():
+        backends = self._backends if self._backends is not None else self.backends()
+        if backends and isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id in backends:
             # `nx.any(u)` with `nx = get_backend(M, a, b)`: see `backends`; only the functions
             # that mirror torch's, not the backend's own (`nx.issparse(M)`, `nx.sparse_coo_data(M)`)
             return "torch." + e.attr if e.attr in BACKEND_ARRAY_FUNCS else None
@@ -419,8 +420,12 @@ class Env:
         if self._backends is None:
             self._backends = frozenset()
             sym = self.symbols
-            if any(t.rsplit(".", 1)[-1] in BACKEND_FACTORIES for t in sym.imports.values()) or any(
-                    f in sym.functions for f in BACKEND_FACTORIES):
+            has = sym.__dict__.get("_backend_factory")
+            if has is None:  # once per file version: does it import or define such a factory?
+                has = sym.__dict__["_backend_factory"] = any(
+                    t.rsplit(".", 1)[-1] in BACKEND_FACTORIES for t in sym.imports.values()) or any(
+                    f in sym.functions for f in BACKEND_FACTORIES)
+            if has:
                 stores: dict[str, int] = {}
                 bound: dict[str, int] = {}
                 for n in fast_walk(self.fi.node):

@@ -870,7 +870,8 @@ class FunctionWalker:
             if fwd is not None:
                 self.note_fact(c, self.symbols.module, fwd.qualname, 1 if is_static(fwd.node) else 2)
             return
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.env.locals:
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.env.locals \
+                and func.attr in _method_names(self.symbols):
             # `hess.update(s, y)` with `hess = L_BFGS(...) if low_mem else BFGS(...)`, classes of this
             # file (torchmin, realcode round 13): the method each may run, its own or a base's here
             for ci in self.local_instances().get(func.value.id, ()):
@@ -1102,6 +1103,15 @@ def _tensor_tests(test: ast.expr, symbols: Symbols) -> tuple[list[str], list[str
 
 
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+
+
+def _method_names(symbols: Symbols) -> frozenset:
+    """The names of the methods of the file's classes (once per file version): a call `x.m(...)`
+    on a local can reach one of them only if `m` is among them."""
+    got = symbols.__dict__.get("_method_names")
+    if got is None:
+        got = symbols.__dict__["_method_names"] = frozenset(n for c in symbols.classes.values() for n in c.methods)
+    return got
 
 
 def _not_tensor_unless(test: ast.expr, symbols: Symbols, holds: bool, fn: Optional[ast.AST] = None) -> list[str]:

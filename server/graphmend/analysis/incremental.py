@@ -229,6 +229,8 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
     sym.__dict__.pop("_field_kinds", None)  # what named tuples' fields hold (records.py): from the new bodies
     sym.__dict__.pop("property_cache", None)  # what properties return (dataflow.property_returns_tensor)
     sym.__dict__.pop("property_names", None)
+    sym.__dict__.pop("_method_names", None)
+    sym.__dict__.pop("_backend_factory", None)
     new_fis = new_part.all_functions
     all_functions = list(old_sym.all_functions)
     all_functions[at:at + len(old_fis)] = new_fis
