@@ -17,7 +17,7 @@ from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
-from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, lineage
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, bound_only_to, lineage
 
 
 class Kind(enum.IntEnum):
@@ -426,17 +426,9 @@ class Env:
                     t.rsplit(".", 1)[-1] in BACKEND_FACTORIES for t in sym.imports.values()) or any(
                     f in sym.functions for f in BACKEND_FACTORIES)
             if has:
-                stores: dict[str, int] = {}
-                bound: dict[str, int] = {}
-                for n in fast_walk(self.fi.node):
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                        stores[n.id] = stores.get(n.id, 0) + 1
-                    elif isinstance(n, ast.arg):
-                        stores[n.arg] = stores.get(n.arg, 0) + 1
-                    elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
-                            and isinstance(n.value, ast.Call) and _call_name(n.value) in BACKEND_FACTORIES:
-                        bound[n.targets[0].id] = bound.get(n.targets[0].id, 0) + 1
-                self._backends = frozenset(k for k, v in bound.items() if stores.get(k) == v)
+                self._backends = frozenset(bound_only_to(
+                    self.fi.node, lambda v: True if isinstance(v, ast.Call) and _call_name(v) in BACKEND_FACTORIES
+                    else None))
         return self._backends
 
     def _base_buffers(self) -> set[str]:

@@ -17,7 +17,7 @@ from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
-                                        method_aliases, overrides, single_assignments)
+                                        bound_only_to, lineage, method_aliases, overrides, single_assignments)
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -875,7 +875,7 @@ class FunctionWalker:
             # `hess.update(s, y)` with `hess = L_BFGS(...) if low_mem else BFGS(...)`, classes of this
             # file (torchmin, realcode round 13): the method each may run, its own or a base's here
             for ci in self.local_instances().get(func.value.id, ()):
-                target = next((k.methods[func.attr] for k in self._same_file_lineage(ci)
+                target = next((k.methods[func.attr] for _, k in lineage(self.symbols, ci, local=True)
                                if func.attr in k.methods), None)
                 if target is not None:
                     self.note_fact(c, self.symbols.module, target.qualname, 0 if is_static(target.node) else 1)
@@ -893,38 +893,20 @@ class FunctionWalker:
             return
         self.note_fact(c, module, qualname, 0)
 
-    def _same_file_lineage(self, ci: ClassInfo):
-        """`ci`, then its bases defined in this file, nearest first."""
-        classes, mod, todo, seen = self.symbols.classes, self.symbols.module, [ci], set()
-        while todo and len(seen) < 8:
-            c = todo.pop(0)
-            if id(c) in seen:
-                continue
-            seen.add(id(c))
-            yield c
-            todo += [classes[b[len(mod) + 1:]] for b in c.bases
-                     if b.startswith(mod + ".") and b[len(mod) + 1:] in classes]
-
     def local_instances(self) -> dict[str, list[ClassInfo]]:
         """Locals bound only to instances of classes of this file: `h = BFGS(x)`, `h = A(x) if c
         else B(x)` (computed once per walk)."""
         if self._instances is None:
             classes, mod = self.symbols.classes, self.symbols.module
-            stores: dict[str, int] = {}
-            bound: dict[str, list] = {}
-            for n in fast_walk(self.fi.node):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                    stores[n.id] = stores.get(n.id, 0) + 1
-                elif isinstance(n, ast.arg):
-                    stores[n.arg] = stores.get(n.arg, 0) + 1
-                elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-                    values = [n.value.body, n.value.orelse] if isinstance(n.value, ast.IfExp) else [n.value]
-                    got = [classes[q[len(mod) + 1:]] for v in values if isinstance(v, ast.Call)
-                           and (q := self.symbols.qualify(v.func) or "").startswith(mod + ".")
-                           and q[len(mod) + 1:] in classes]
-                    if len(got) == len(values):
-                        bound.setdefault(n.targets[0].id, []).append(got)
-            self._instances = {k: [c for got in v for c in got] for k, v in bound.items() if stores.get(k) == len(v)}
+
+            def instances(value: ast.expr):
+                values = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+                got = [classes[q[len(mod) + 1:]] for v in values if isinstance(v, ast.Call)
+                       and (q := self.symbols.qualify(v.func) or "").startswith(mod + ".")
+                       and q[len(mod) + 1:] in classes]
+                return got if len(got) == len(values) else None
+            self._instances = {k: [c for got in v for c in got]
+                               for k, v in bound_only_to(self.fi.node, instances).items()}
         return self._instances
 
     def tensor_args(self, c: ast.Call) -> list:

@@ -512,11 +512,31 @@ def registered_name(c: ast.Call) -> Optional[str]:
     return None
 
 
-def lineage(sym: "Symbols", ci: "ClassInfo", limit: int = 8, ws=None):
+def bound_only_to(fn: ast.AST, value_of) -> dict[str, list]:
+    """Names of `fn` every binding of which is a plain `name = value` for which `value_of(value)`
+    is not None: name -> those answers, in order. A parameter, or any other binding, leaves the
+    name out (`nx = get_backend(...)`; `hess = A(...) if c else B(...)` on two paths)."""
+    from graphmend.analysis.astwalk import walk as fast_walk
+
+    stores: dict[str, int] = {}
+    bound: dict[str, list] = {}
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, ast.arg):
+            stores[n.arg] = stores.get(n.arg, 0) + 1
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            got = value_of(n.value)
+            if got is not None:
+                bound.setdefault(n.targets[0].id, []).append(got)
+    return {k: v for k, v in bound.items() if stores.get(k) == len(v)}
+
+
+def lineage(sym: "Symbols", ci: "ClassInfo", limit: int = 8, ws=None, local: bool = False):
     """`ci`, then its bases, nearest first (breadth first), each with its module's Symbols: those
-    of its own file, and those the workspace (`ws`, else `sym`'s) finds; never torch's, builtins'
-    or typing's own classes. At most `limit` classes, each once."""
-    ws = ws if ws is not None else sym.workspace
+    of its own file, and (unless `local`) those the workspace (`ws`, else `sym`'s) finds; never
+    torch's, builtins' or typing's own classes. At most `limit` classes, each once."""
+    ws = None if local else ws if ws is not None else sym.workspace
     todo, seen = [(sym, ci)], set()
     while todo and len(seen) < limit:
         s, c = todo.pop(0)
