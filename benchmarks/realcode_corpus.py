@@ -192,12 +192,23 @@ class _TrainStep:
         self.model, self.loss_fn = model, loss_fn
         self.opt = torch.optim.SGD(model.parameters(), lr=lr)
 
-    def __call__(self, **batch):
+    def step(self, **batch):
+        """zero_grad, loss, backward, optimizer step: the loss."""
         self.opt.zero_grad(set_to_none=True)
         loss = self.loss_fn(self.model, **batch)
         loss.backward()
         self.opt.step()
+        return loss
+
+    def __call__(self, **batch):
+        loss = self.step(**batch)
         return {"loss": loss.detach(), **{n: p.detach().clone() for n, p in self.model.named_parameters()}}
+
+
+def _mse(model, x, y):
+    import torch
+
+    return torch.nn.functional.mse_loss(model(x), y)
 
 
 def _x_transformers_train():
@@ -1407,7 +1418,7 @@ def _pot_sliced():
          "b": torch.softmax(torch.randn(7, generator=g), 0)}
 
 
-class _EMAStep:
+class _EMAStep(_TrainStep):
     """A user's training step with an exponential moving average of the weights (ema-pytorch's EMA,
     warmup decay schedule, updated every step after the first): forward, MSE, backward, SGD, then
     `ema.update()`, and the EMA model's prediction on the batch."""
@@ -1417,18 +1428,12 @@ class _EMAStep:
         from ema_pytorch import EMA
 
         torch.manual_seed(0)
-        self.model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.LayerNorm(16), torch.nn.GELU(),
-                                         torch.nn.Linear(16, 2)).train()
-        self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-2)
+        super().__init__(torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.LayerNorm(16), torch.nn.GELU(),
+                                             torch.nn.Linear(16, 2)).train(), _mse)
         self.ema = EMA(self.model, beta=0.99, update_after_step=1, update_every=1, power=3 / 4)
 
     def __call__(self, x, y):
-        import torch
-
-        self.opt.zero_grad(set_to_none=True)
-        loss = torch.nn.functional.mse_loss(self.model(x), y)
-        loss.backward()
-        self.opt.step()
+        loss = self.step(x=x, y=y)
         self.ema.update()
         return {"loss": loss.detach(), "ema_pred": self.ema(x).detach(),
                 **{n: p.detach().clone() for n, p in self.ema.ema_model.named_parameters()}}
@@ -1687,7 +1692,7 @@ def _ft_transformer_train():
                                              "y": torch.tensor([0.0, 1.0, 1.0, 0.0])}
 
 
-class _TorchEMAStep:
+class _TorchEMAStep(_TrainStep):
     """A user's training step with torch-ema: MSE on a 4-16-2 MLP, backward, SGD, then
     `ExponentialMovingAverage.update()` (decay 0.99, with the num_updates warm-up), and a validation
     prediction under `ema.average_parameters()` (store, copy the shadow weights in, restore)."""
@@ -1697,17 +1702,11 @@ class _TorchEMAStep:
         from torch_ema import ExponentialMovingAverage
 
         torch.manual_seed(0)
-        self.model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
-        self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-2)
+        super().__init__(torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2)), _mse)
         self.ema = ExponentialMovingAverage(self.model.parameters(), decay=0.99)
 
     def __call__(self, x, y):
-        import torch
-
-        self.opt.zero_grad(set_to_none=True)
-        loss = torch.nn.functional.mse_loss(self.model(x), y)
-        loss.backward()
-        self.opt.step()
+        loss = self.step(x=x, y=y)
         self.ema.update()
         with self.ema.average_parameters():
             ema_pred = self.model(x).detach()
