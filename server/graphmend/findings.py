@@ -152,6 +152,9 @@ CATALOGUE: dict[str, Rule] = {
              "An operator whose output shape depends on tensor values breaks the graph.", "GB0036"),
         Rule("GM403", "untraceable-call", Category.UNSUPPORTED, None,
              "A call Dynamo cannot trace (I/O, time, debugger, deepcopy, ...) breaks the graph."),
+        Rule("GM405", "requires-grad-in-graph", Category.UNSUPPORTED, None,
+             "Changing `requires_grad` of a tensor computed inside compiled code (`t.requires_grad = ...`, "
+             "`t.detach().requires_grad_()`) breaks the graph.", "GB0206"),
         Rule("GM404", "deprecated-sdp-kernel", Category.UNSUPPORTED, "sdpa",
              "`with torch.backends.cuda.sdp_kernel(...)` (deprecated) gives Dynamo a context manager it "
              "cannot trace, so the function runs eagerly; torch.nn.attention.sdpa_kernel with the same "

@@ -14,6 +14,7 @@ from graphmend.analysis.astwalk import preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
+from graphmend.analysis.intermediates import computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
@@ -153,6 +154,7 @@ class FunctionWalker:
         self._maybe_none: Optional[set[str]] = None  # maybe_none_names, when needed
         self._seen: set[int] = set()
         self._local_loggers: Optional[set[str]] = None
+        self._computed: Optional[frozenset[str]] = None  # intermediates.computed_names, when needed
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
         self.path: list[tuple[ast.expr, bool]] = []  # (test, truth) of the ifs around the statement
         self.guard_names: dict[str, bool] = {}  # locals bound to a compile-time test, by value under Dynamo
@@ -284,6 +286,8 @@ class FunctionWalker:
             k = env.kind(s.value)
             for t in s.targets:
                 self.exprs(t)
+                if isinstance(t, ast.Attribute) and t.attr == "requires_grad":
+                    self.requires_grad(t.value, t, "setting `requires_grad` of", "GB0206")
                 env.bind(t, k, s.value)
             self.bind_guard(s)
             self.bind_read(s)
@@ -766,6 +770,10 @@ class FunctionWalker:
         if q == "torch.backends.cuda.sdp_kernel":
             self.add("GM404", c, detail="torch.backends.cuda.sdp_kernel()")
             return
+        if isinstance(func, ast.Attribute) and func.attr == "requires_grad_":
+            sets, flag = requires_grad_flag(c)
+            if sets:
+                self.requires_grad(func.value, c, "`requires_grad_()` on", "GB8985", flag)
         if id(c) in self._extracted:
             return  # the GM201 of the branch whose condition this read is stands for it
         if isinstance(func, ast.Attribute):
@@ -823,6 +831,18 @@ class FunctionWalker:
                 target = self.fi.cls.methods.get(func.attr)  # self.m(): a method of this class
             if target is not None and _is_disabled(target.node, self.symbols):
                 self.add("GM403", c, detail=f"`{target.qualname}()`, a torch.compiler.disable()d function")
+
+    def requires_grad(self, tensor: ast.expr, node: ast.AST, what: str, gb: str,
+                      flag: Optional[ast.expr] = None) -> None:
+        """GM405: `what` changes `requires_grad` of `tensor`, a break when it is a tensor this
+        frame computed (analysis/intermediates.py); `flag`: the argument it needs true."""
+        if self.env.kind(tensor) is not Kind.TENSOR:
+            return
+        if self._computed is None:
+            self._computed = computed_names(self.fi.node)
+        if is_intermediate(tensor, self._computed):
+            self.add("GM405", node, detail=f"{what} `{ast.unparse(tensor)[:40]}` (computed in the graph)",
+                     gb_id=gb, values=[(flag, True)] if flag is not None else None)
 
     def note_call(self, c: ast.Call, q: str) -> None:
         """Record a call to a function of this file (`f(...)`, `self.m(...)`) or of another module

@@ -1,5 +1,6 @@
-"""GM401 tensor-to-Python, GM402 data-dependent shapes, GM403 untraceable calls: reported with
-Dynamo's own explanation, never mended (no rewrite keeps the meaning in general).
+"""GM401 tensor-to-Python, GM402 data-dependent shapes, GM403 untraceable calls, GM405
+`requires_grad` changed in the graph: reported with Dynamo's own explanation, never mended (no
+rewrite keeps the meaning in general).
 
 Dynamo can capture some of these with settings instead of a rewrite:
 `torch._dynamo.config.capture_scalar_outputs = True` (GM401) and
@@ -29,12 +30,15 @@ import ast
 from graphmend.analysis.detect import Site
 from graphmend.rules.base import Example, Verdict
 
-CODES = ("GM401", "GM402", "GM403")
+CODES = ("GM401", "GM402", "GM403", "GM405")
 HINTS = {
     "GM401": "keep the value a tensor (tensor ops instead of Python numbers)",
     "GM402": "use a fixed-shape formulation (three-argument torch.where, masked ops)",
     "GM403": "move the call outside the compiled region, or wrap it in a function decorated with "
              "torch.compiler.disable (that still breaks, but explicitly)",
+    "GM405": "make the tensor a leaf outside the compiled region (an input), or run the code that takes its "
+             "gradient (reversible layers' recomputation, a gradient penalty, an input attack) outside "
+             "torch.compile",
 }
 
 
@@ -43,6 +47,9 @@ def message(site: Site) -> str:
         return f"{site.detail} reads a tensor's value into Python and breaks the graph"
     if site.code == "GM402":
         return f"{site.detail} has an output shape that depends on tensor values and breaks the graph"
+    if site.code == "GM405":
+        return (f"{site.detail} breaks the graph: a tensor that starts requiring gradients in the middle "
+                "of the graph is a new autograd leaf, which Dynamo does not trace")
     return f"{site.detail} cannot be traced by Dynamo and breaks the graph"
 
 
@@ -159,6 +166,18 @@ EXAMPLES = [
             "    return mask\n", ["GM402", "GM401"], None),
     Example("time.time() in compiled code", "import time\nimport torch\n\n@torch.compile\ndef f(x):\n"
             "    t0 = time.time()\n    return x + t0\n", ["GM403"], None),
+    Example("`requires_grad` set on a tensor the graph computed (reversible layers' recomputation)",
+            "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    y = x * 2\n"
+            "    y.requires_grad = True\n    return y.sum()\n", ["GM405"], None),
+    Example("`requires_grad_()` on a detached copy (a gradient penalty, an input attack)",
+            "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n"
+            "    y = x.detach().requires_grad_()\n    return (y * y).sum()\n", ["GM405"], None),
+    Example("not flagged: `requires_grad_()` on an input (a leaf Dynamo traces)",
+            "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    x.requires_grad_()\n"
+            "    return (x * 2).sum()\n", [], None),
+    Example("not flagged: `requires_grad_(False)`",
+            "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    y = x * 2\n"
+            "    y.requires_grad_(False)\n    return y.sum()\n", [], None),
     Example("not flagged: `repeat_interleave` with Python-int repeats (a static output shape)",
             "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n"
             "    return x.repeat_interleave(2, dim=1, output_size=x.shape[1] * 2)\n", [], None),

@@ -1,0 +1,68 @@
+"""GM405: `requires_grad` changed on a tensor the compiled frame computed.
+
+Each case is a small function checked statically and traced by Dynamo (`torch._dynamo.explain`):
+the lines GraphMend reports GM405 on must be exactly the lines Dynamo breaks on. Changing the
+flag of an input traces, as does `requires_grad_(False)`; every case with a break has tensor work
+after it that uses the tensor (as the gradient code that follows such a line does).
+"""
+
+from __future__ import annotations
+
+import logging
+import textwrap
+
+import pytest
+import torch
+
+from difftest import load_module
+from graphmend.analysis import analyze_source
+
+HEAD = """\
+import torch
+
+
+def f(x: torch.Tensor, flag: bool):
+"""
+HEAD_LINES = HEAD.count("\n")
+
+# name -> (body returning a tensor, lines of the body GraphMend reports and Dynamo breaks on, flag)
+CASES = {
+    "setattr-intermediate": ("y = x * 2\ny.requires_grad = True\nreturn (y * 3).sum()", [2], False),
+    "setattr-false-intermediate": ("y = x * 2\ny.requires_grad = False\nreturn (y * 3).sum()", [2], False),
+    "setattr-chunk": ("a, b = torch.chunk(x * 1, 2)\na.requires_grad = True\nreturn (a * b).sum()", [2], False),
+    "setattr-input": ("x.requires_grad = True\nreturn (x * 3).sum()", [], False),
+    "detach-requires-grad": ("y = x.detach().requires_grad_()\nreturn (y * y).sum()", [1], False),
+    "zeros-requires-grad": ("y = torch.zeros(4).requires_grad_(True)\nreturn (x * y).sum()", [1], False),
+    "name-requires-grad": ("y = x.clone()\ny.requires_grad_()\nreturn (y * 2).sum()", [2], False),
+    "input-requires-grad": ("x.requires_grad_()\nreturn (x * 2).sum()", [], False),
+    "requires-grad-false": ("y = x * 2\ny.requires_grad_(False)\nreturn y.sum()", [], False),
+    "flag-true": ("y = x * 2\ny.requires_grad_(flag)\nreturn y.sum()", [2], True),
+    # `.float()` of a float tensor, an in-place method: the same tensor in eager, a new one to Dynamo
+    "float-of-float-input": ("y = x.float()\ny.requires_grad_()\nreturn (y * 2).sum()", [2], False),
+    "in-place-of-the-input": ("y = x.mul_(1)\ny.requires_grad_()\nreturn (y * 2).sum()", [2], False),
+}
+
+
+@pytest.mark.parametrize("body,lines,flag", CASES.values(), ids=CASES.keys())
+def test_requires_grad_findings_are_dynamo_breaks(body, lines, flag, tmp_path):
+    text = HEAD + textwrap.indent(body + "\n", "    ") + "\n\ncompiled = torch.compile(f)\n"
+    fa = analyze_source(text, "case.py")
+    got = [fd.span.start.line - HEAD_LINES for fd in fa.findings]
+    assert [fd.code for fd in fa.findings] == ["GM405"] * len(lines), text
+    assert got == lines, text
+    mod = load_module(text, tmp_path, "requires_grad")
+    torch._dynamo.reset()
+    logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
+    try:
+        ex = torch._dynamo.explain(mod.f)(torch.arange(4.0), flag)
+    finally:
+        torch._dynamo.reset()
+    broke = sorted({r.user_stack[-1].lineno - HEAD_LINES for r in ex.break_reasons})
+    assert broke == lines, [r.reason.splitlines()[0] for r in ex.break_reasons]
+
+
+def test_a_conditional_flag_names_its_condition():
+    text = HEAD + "    y = x * 2\n    y.requires_grad_(flag)\n    return y.sum()\n\n\ncompiled = torch.compile(f)\n"
+    (fd,) = analyze_source(text, "case.py").findings
+    assert fd.condition is not None and "flag" in fd.message
+    assert fd.decline_reason.startswith("no rewrite keeps the meaning")
