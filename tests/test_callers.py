@@ -377,6 +377,105 @@ def test_an_autograd_functions_forward_and_cls_methods_are_reached(tmp_path):
     assert break_lines(mod.Sparse(), torch.tensor([[1.0, 2.0, 3.0, -1.0]]), path=mod.__file__) == {8, 9}
 
 
+REVERSIBLE = """\
+import torch
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.f = torch.nn.Linear(4, 4)
+        self.g = torch.nn.Linear(2, 2)
+
+    def forward(self, x):
+        return x + self.f(x)
+
+    def backward_pass(self, y, dy):
+        y1, y2 = torch.chunk(y, 2, dim=-1)
+        with torch.enable_grad():
+            y1.requires_grad = True
+            out = self.g(y1)
+            torch.autograd.backward(out, dy[..., :2])
+        return y.detach(), dy
+
+
+class Reversible(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, blocks):
+        for block in blocks:
+            x = block(x)
+        ctx.y = x.detach()
+        ctx.blocks = blocks
+        return x
+
+    @staticmethod
+    def backward(ctx, dy):
+        y = ctx.y
+        for block in ctx.blocks[::-1]:
+            y, dy = block.backward_pass(y, dy)
+        return dy, None
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList([Block(), Block()])
+
+    def forward(self, x):
+        return Reversible.apply(x, self.blocks)
+"""
+
+
+def test_an_autograd_functions_backward_and_a_method_only_one_class_defines_are_reached(tmp_path):
+    """linformer's reversible layers: the Function's backward (which a compiled train step's
+    `backward()` runs as a frame Dynamo compiles) calls `block.backward_pass(...)` on blocks held
+    in `ctx`; `backward_pass` is a method of one class of the file only, so that is where the call
+    goes. Dynamo breaks at the flag change and the nested backward, both found."""
+    found = analyze_source(REVERSIBLE, str(tmp_path / "reversible.py")).findings
+    assert sites(found) == {("GM405", 16), ("GM403", 18)}
+    mod = load_module(REVERSIBLE, tmp_path, "reversible_run")
+    net = mod.Net()
+
+    def step(x):
+        loss = net(x).sum()
+        loss.backward()
+        return loss.detach()
+
+    x = torch.randn(3, 4, requires_grad=True)
+    assert logged_break_lines(step, x, path=mod.__file__) >= {16, 18}
+
+
+GENERIC_CALLS = """\
+import torch
+
+
+class A:
+    def step(self, x):
+        return x.item()
+
+    def scale(self, x):
+        return float(x)
+
+
+class B:
+    def scale(self, x):
+        return int(x)
+
+
+class M(torch.nn.Module):
+    def forward(self, x, opt, other):
+        opt.step(x)
+        other.scale(x)
+        return x
+"""
+
+
+def test_a_method_name_of_a_common_protocol_or_of_several_classes_is_not_followed():
+    """`opt.step(x)` (an optimizer's protocol) and `other.scale(x)` (two classes define `scale`)
+    say nothing of which class the value is an instance of: neither body is reached."""
+    assert analyze_source(GENERIC_CALLS, "generic.py").findings == []
+
+
 BASE_LOSS = """\
 import torch
 

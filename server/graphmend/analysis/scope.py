@@ -43,6 +43,16 @@ class FileScope:
 
 
 BUILTIN_NAMES = frozenset(dir(builtins))  # `len(x)`, `isinstance(...)`: never a local bound to a function
+# Method names too common to say which class a value of unknown type is an instance of: those of
+# the builtin containers and of the protocols a model's objects share (a module, an optimizer, a
+# distribution, an autograd Function).
+GENERIC_METHODS = frozenset(dir(dict)) | frozenset(dir(list)) | frozenset(dir(str)) | frozenset(dir(set)) | \
+    frozenset({"forward", "backward", "apply", "step", "update", "reset", "reset_parameters", "train", "eval",
+               "to", "cuda", "cpu", "float", "half", "double", "parameters", "named_parameters", "modules",
+               "children", "state_dict", "load_state_dict", "zero_grad", "sample", "rsample", "log_prob",
+               "encode", "decode", "generate", "run", "compute", "predict", "fit", "transform", "call", "init",
+               "setup", "build", "close", "save", "load", "add", "remove", "register", "size", "shape", "view",
+               "reshape", "item", "numpy", "detach", "clone", "sum", "mean", "max", "min", "norm", "dim"})
 VIRTUAL = "~"  # an edge "~mod:Cls.m": `self.m()` in Cls, also every override of m in a subclass
 
 
@@ -166,7 +176,10 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
             q = sym.qualify(func.value)
             found = class_of(q, sym, ws) if q else None
             if found is not None and ws.is_autograd_function(found[0], found[1]):
-                return set(_method_targets(found[0], found[1], "forward", ws))
+                # and its backward: Dynamo traces it with the forward, and the autograd engine
+                # calls it, a frame of its own, from a compiled train step's `backward()`
+                return set(_method_targets(found[0], found[1], "forward", ws)) | \
+                    set(_method_targets(found[0], found[1], "backward", ws))
         if base in ("self", "cls") and fi.cls is not None:  # `cls.m(...)` in a classmethod
             ci = fi.cls
             if func.attr in ci.attr_ctors and func.attr not in ci.methods:
@@ -182,6 +195,8 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
         if q and base in sym.imports:
             m, n = q.rsplit(".", 1)
             return {f"{m}:{n}"}
+        if base not in ("self", "cls") and base not in sym.imports and base not in sym.aliases:
+            return _unique_method(func.attr, sym)
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) \
             and isinstance(func.value.value, ast.Name) and func.value.value.id == "self" and fi.cls is not None:
         # `self.proj_updater.redraw_projections()` (performer-pytorch): a method of a submodule
@@ -207,6 +222,18 @@ def _callee(func: ast.expr, fi: FunctionInfo, sym: Symbols, ws: Workspace, mod: 
                 out |= set(_method_targets(found[0], found[1], func.attr, ws))
         return out
     return set()
+
+
+def _unique_method(name: str, sym: Symbols) -> set[str]:
+    """`v.name(...)` on a value of unknown type: the method of the one class of this file that
+    defines `name` (linformer's `block.backward_pass(y, dy)` over `ctx.blocks`, its reversible
+    blocks), unless the name is a common protocol's (GENERIC_METHODS) or several classes define it."""
+    if name in GENERIC_METHODS or name.startswith("__"):
+        return set()
+    owners = sym.method_owners().get(name, ())
+    if len(owners) != 1:
+        return set()
+    return {f"{sym.module}:{owners[0].methods[name].qualname}"}
 
 
 def _self_method_edges(names: Iterable[str], ci: ClassInfo, sym: Symbols, ws: Workspace, mod: str) -> set[str]:

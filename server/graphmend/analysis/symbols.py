@@ -137,6 +137,7 @@ class Symbols:
         self.definitions_only = definitions_only
         self.workspace = None  # the analysed file's: where other modules' functions are looked up
         self._subclasses: Optional[dict[str, set[str]]] = None  # subclass_names
+        self._method_owners: Optional[dict[str, list[ClassInfo]]] = None  # method_owners
         if collect:
             self._collect()
 
@@ -150,6 +151,16 @@ class Symbols:
     @tree.setter
     def tree(self, tree: ast.Module) -> None:
         self._tree = tree
+
+    def method_owners(self) -> dict[str, list["ClassInfo"]]:
+        """Method name -> the classes of this file that define it (computed once)."""
+        if self._method_owners is None:
+            owners: dict[str, list[ClassInfo]] = {}
+            for ci in self.classes.values():
+                for m in ci.methods:
+                    owners.setdefault(m, []).append(ci)
+            self._method_owners = owners
+        return self._method_owners
 
     def subclass_names(self) -> dict[str, set[str]]:
         """Class name -> the names of this file's classes that list it as a base (computed once;
