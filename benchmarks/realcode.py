@@ -68,7 +68,7 @@ QUICK = "diffusers-ddim-step,diffusers-euler-step,vq-train"
 #: attributed by its reason text (`attribute`), not by its id.
 NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "GM201/GM301",
             "GB0124": "GM401", "GB0033": "GM401", "GB0038": "GM401", "GB0036": "GM402", "GB0088": "GM501",
-            "GB0206": "GM405", "GB8985": "GM405"}
+            "GB0206": "GM405", "GB8985": "GM405", "GB0123": "GM403"}
 #: GB0059 "Failed to trace builtin operator" (`print`, but also `matmul` on two LinearOperators);
 #: GB0007 "Attempted to call function marked as skipped" (`warnings.warn`, but also
 #: `sys._getframe`, `importlib.import_module`, `pickle.dumps`); GB0088 "Observed exception" (a
@@ -76,7 +76,7 @@ NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "
 #: GB0291 a logging.Logger method, GB0170 a jump on a tensor, GB0124 `.item()`, GB0033 an operator
 #: with a data-dependent non-tensor output (`_local_scalar_dense`, `equal`), GB0038 a slice with
 #: tensor bounds, GB0036 an operator with a data-dependent output shape, GB0206 / GB8985 a change of
-#: `requires_grad` on an intermediate (setattr / `requires_grad_()`).
+#: `requires_grad` on an intermediate (setattr / `requires_grad_()`), GB0123 `Tensor.backward()`.
 SHARED_GB = frozenset({"GB0059", "GB0007", "GB0088"})
 #: GM403's untraceable calls (graphmend.analysis.detect.UNTRACEABLE; this copy when it cannot be
 #: imported), as Dynamo names them once a leading underscore is dropped (`_pickle.dumps`).
@@ -87,7 +87,8 @@ _UNTRACEABLE = frozenset({"time.time", "time.perf_counter", "time.monotonic", "t
 SUMMARY_GB = [("generic_jump", "GB0170"), ("Data-dependent branching", "GB0170"),
               ("Unsupported Tensor.item()", "GB0124"), ("Dynamic shape operator", "GB0036"),
               ("Data dependent operator", "GB0033"), ("logging.Logger", "GB0291"),
-              ("setattr() on Tensor.requires_grad", "GB0206"), ("requires_grad_() intermediate", "GB8985")]
+              ("setattr() on Tensor.requires_grad", "GB0206"), ("requires_grad_() intermediate", "GB8985"),
+              ("Unsupported Tensor.backward() call", "GB0123")]
 
 
 # --------------------------------------------------------------------------------------------------

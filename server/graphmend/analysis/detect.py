@@ -785,6 +785,15 @@ class FunctionWalker:
                     and not env.is_submodule_call(func):
                 self.add("GM401", c, detail=f"`.{func.attr}()`")
                 return
+            if base is Kind.TENSOR and func.attr == "backward" and not env.is_submodule_call(func):
+                # "Unsupported Tensor.backward() call" (GB0123, measured on torch 2.13): a
+                # compiled train step, reformer's reversible recomputation
+                recv = ast.unparse(func.value)
+                recv = recv if isinstance(func.value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) \
+                    else f"({recv})"
+                self.add("GM403", c, detail=f"`{recv}.backward()`" if len(recv) <= 40 else "`.backward()` of a tensor",
+                         gb_id="GB0123")
+                return
             if base is Kind.TENSOR and func.attr in DYNAMIC_SHAPE_FUNCS:
                 if func.attr != "repeat_interleave" or self.dynamic_repeats(c, method=True):
                     data = self.facts.nonempty_condition(func.value, env.qualify)

@@ -1,4 +1,5 @@
-"""GM405: `requires_grad` changed on a tensor the compiled frame computed.
+"""Autograd inside compiled code: GM405 (`requires_grad` changed on a tensor the compiled frame
+computed) and GM403's `Tensor.backward()`.
 
 Each case is a small function checked statically and traced by Dynamo (`torch._dynamo.explain`):
 the lines GraphMend reports GM405 on must be exactly the lines Dynamo breaks on. Changing the
@@ -66,3 +67,30 @@ def test_a_conditional_flag_names_its_condition():
     (fd,) = analyze_source(text, "case.py").findings
     assert fd.condition is not None and "flag" in fd.message
     assert fd.decline_reason.startswith("no rewrite keeps the meaning")
+
+
+BACKWARD = """\
+import torch
+
+
+def step(x: torch.Tensor, w: torch.Tensor):
+    loss = (x * w).sum()
+    loss.backward(retain_graph=True)
+    (loss * 2 + w.sum()).backward()
+    return w.grad * 2
+"""
+
+
+def test_tensor_backward_is_a_break(tmp_path):
+    """A compiled train step's `loss.backward()`: Dynamo breaks there (GB0123), both calls found."""
+    found = analyze_source(BACKWARD + "\n\ncompiled = torch.compile(step)\n", "step.py").findings
+    assert [(f.code, f.span.start.line) for f in found] == [("GM403", 6), ("GM403", 7)]
+    assert found[1].message.startswith("`(loss * 2 + w.sum()).backward()`")
+    mod = load_module(BACKWARD, tmp_path, "backward_step")
+    torch._dynamo.reset()
+    try:
+        w = torch.ones(3, requires_grad=True)
+        ex = torch._dynamo.explain(mod.step)(torch.arange(3.0), w)
+    finally:
+        torch._dynamo.reset()
+    assert {r.user_stack[-1].lineno for r in ex.break_reasons} == {6, 7}
