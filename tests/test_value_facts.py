@@ -647,3 +647,57 @@ def test_a_property_that_returns_a_tensor(tmp_path):
     assert sites(found) == {("GM201", 24), ("GM201", 26)}
     mod = load_module(PROPERTIES, tmp_path, "props_run")
     assert logged_break_lines(mod.EMA(), torch.ones(3), path=mod.__file__) == {24, 26}
+
+
+REBOUND_PARAM = """\
+import torch
+from torch import nn
+
+
+def differentiable_topk(x, k, temperature=1.0):
+    *_, n, dim = x.shape
+    topk_tensors = []
+    for i in range(k):
+        is_last = i == (k - 1)
+        values, indices = (x / temperature).softmax(dim=-1).topk(1, dim=-1)
+        topk_tensors.append(torch.zeros_like(x).scatter_(-1, indices, values))
+        if not is_last:
+            x.scatter_(-1, indices, float('-inf'))
+    return torch.cat(topk_tensors, dim=-1).reshape(*_, k * n, dim)
+
+
+class SortNet(nn.Module):
+    def __init__(self, n_sortcut=0):
+        super().__init__()
+        self.n_sortcut = n_sortcut
+
+    def forward(self, q, k, topk=1):
+        buckets = k.shape[1] // 2
+        r = torch.einsum('bie,bje->bij', q, k) * buckets
+        k = topk if self.n_sortcut == 0 else self.n_sortcut
+        return differentiable_topk(r, k=k)
+
+
+class Resized(nn.Module):
+    def _resize(self, x):
+        return x.view(x.shape[0], -1)
+
+    def forward(self, labels, keep: torch.Tensor):
+        n = labels.shape[0]
+        labels = self._resize(labels)
+        return labels[keep > 0] * n
+"""
+
+
+def test_a_use_like_a_tensor_before_a_rebinding_says_nothing_of_the_new_value(tmp_path):
+    """sinkhorn-transformer (realcode round 15): the tensor parameter `k`, read as `k.shape[1]`,
+    is rebound to a Python int before the call; the callee's `if not is_last` is no tensor branch
+    (Dynamo: one graph). A rebinding computed from the name itself (`labels = self._resize(labels)`)
+    keeps what its uses say (the mask read stays found, and Dynamo breaks there)."""
+    found = analyze_source(REBOUND_PARAM, str(tmp_path / "sortnet.py")).findings
+    assert sites(found) == {("GM402", 36)}
+    mod = load_module(REBOUND_PARAM, tmp_path, "sortnet_run")
+    q = torch.randn(2, 4, 8)
+    assert break_lines(mod.SortNet(n_sortcut=2), q, q * 2, path=mod.__file__) == set()
+    keep = torch.tensor([[1, 0, 1, 1, 0, 1], [0, 0, 1, 1, 1, 0]])
+    assert break_lines(mod.Resized(), torch.randn(2, 3, 2), keep, path=mod.__file__) == {36}

@@ -280,6 +280,7 @@ class Env:
         # a module that imports neither torch nor anything of it (monai's numpy stain normalizer):
         # `x.min()`, `x.reshape(...)` there are numpy's, no evidence of a tensor
         self.evidence = fi.evidence if imports_torch(symbols) else frozenset()
+        self.evidence_last = fi._evidence_last
         evidence = self.evidence | _docstring_tensors(fi.node)
         either = number_or_tensor(fi.node)
         all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
@@ -313,6 +314,15 @@ class Env:
                 self.seeded[name] = why
 
     # --- statements --------------------------------------------------------------------------
+    def _evidence_reaches(self, name: str, value: Optional[ast.expr]) -> bool:
+        """The uses of `name` like a tensor may be uses of what `value` binds: one comes after it,
+        or `value` is computed from the name itself (`x = self._resize(x)`). Not sinkhorn's
+        `k = topk if self.n_sortcut == 0 else self.n_sortcut`, after the tensor parameter `k`
+        was read as `k.shape[1]` (realcode round 15)."""
+        if value is None or self.evidence_last.get(name, 0) > getattr(value, "end_lineno", 0):
+            return True
+        return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
+
     def _python_container(self, value: Optional[ast.expr]) -> bool:
         """`list(...)`, `tuple(...)`, `[...]`, `{...}`: never a tensor, whatever the name is used
         for elsewhere (pyro's `site_batch_shape = list(...)`, later a torch.Size whose
@@ -332,7 +342,8 @@ class Env:
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.locals \
                     and value.func.id in record_types(self.symbols):
                 self.records[target.id] = value.func.id  # `state = _State(y, t)`
-            if kind is Kind.UNKNOWN and target.id in self.evidence and not self._python_container(value):
+            if kind is Kind.UNKNOWN and target.id in self.evidence and not self._python_container(value) \
+                    and self._evidence_reaches(target.id, value):
                 kind = Kind.TENSOR  # used like a tensor elsewhere in the function (x.view(...))
             self.kinds[target.id] = kind
         elif isinstance(target, (ast.Tuple, ast.List)):

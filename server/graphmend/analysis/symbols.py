@@ -46,6 +46,7 @@ class FunctionInfo:
     _calls: list[ast.Call] = field(default_factory=list)
     nested: list[str] = field(default_factory=list)  # names of functions defined directly inside
     _evidence: set[str] = field(default_factory=set)  # names used like tensors (x.view(...), x.shape)
+    _evidence_last: dict[str, int] = field(default_factory=dict)  # name -> the last line of such a use
 
     # what comes from the body is read through these, so that `tracking()` sees it
     @property
@@ -110,6 +111,11 @@ def module_name_for(path: str) -> str:
             break
         d = d.parent
     return ".".join(parts) or p.stem
+
+
+def _last_use(fi: FunctionInfo, name: str, line: int) -> None:
+    if fi._evidence_last.get(name, 0) < line:
+        fi._evidence_last[name] = line
 
 
 class Symbols:
@@ -295,16 +301,19 @@ class Symbols:
                 if fi is not None and type(f) is Attribute and type(f.value) is Name \
                         and f.attr in evidence_methods and not _str_split(node):
                     fi._evidence.add(f.value.id)
+                    _last_use(fi, f.value.id, node.lineno)
             elif t is Attribute:
                 if fi is not None and type(node.value) is Name \
                         and node.attr in ("shape", "dtype", "device", "ndim"):
                     fi._evidence.add(node.value.id)
+                    _last_use(fi, node.value.id, node.lineno)
             elif t is Subscript:
                 # x[:, 0], x[..., 1:]: multi-dimensional slicing is what tensors (and arrays) take
                 if fi is not None and isinstance(node.value, Name) and isinstance(node.slice, ast.Tuple) \
                         and any(isinstance(e, (ast.Slice,)) or (isinstance(e, ast.Constant) and e.value is Ellipsis)
                                 for e in node.slice.elts):
                     fi._evidence.add(node.value.id)
+                    _last_use(fi, node.value.id, node.lineno)
             elif t is Name or t is ast.Constant:
                 continue  # no children
             kids = children(node)
