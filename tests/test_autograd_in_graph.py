@@ -94,3 +94,53 @@ def test_tensor_backward_is_a_break(tmp_path):
     finally:
         torch._dynamo.reset()
     assert {r.user_stack[-1].lineno for r in ex.break_reasons} == {6, 7}
+
+
+CREATED = """\
+import torch
+
+
+def leaf(x):
+    t = torch.tensor(0.0, requires_grad=True)
+    return x + t
+
+
+def maybe_leaf(x, flag: bool):
+    u = torch.zeros_like(x, requires_grad=flag)
+    v = torch.ones(3, requires_grad=False)
+    return x + u + v
+
+
+def outer(x, flag: bool):
+    return leaf(x * 2) * 3
+
+
+def outer_flag(x, flag: bool):
+    return maybe_leaf(x * 2, flag) * 3
+
+
+def top(x):
+    t = torch.tensor(0.0, requires_grad=True)
+    return x * 2 + t
+"""
+
+
+def test_a_tensor_created_with_requires_grad_in_an_inlined_frame(tmp_path):
+    """routing-transformer's `torch.tensor(0., requires_grad=True, ...)` in a submodule's forward
+    (realcode round 15, GB0225): Dynamo breaks there when it inlines the frame, not in the
+    compiled function's own frame; the finding says so, and a non-literal flag is its condition."""
+    text = CREATED + "\n\nc = torch.compile(outer), torch.compile(outer_flag), torch.compile(top)\n"
+    found = analyze_source(text, "created.py").findings
+    assert [(f.code, f.span.start.line) for f in found] == [("GM405", 5), ("GM405", 10), ("GM405", 24)]
+    assert all("inlined" in (f.note or "") for f in found)
+    assert found[1].condition is not None and "flag" in found[1].message
+    mod = load_module(CREATED, tmp_path, "created")
+    x = torch.arange(3.0)
+    for fn, args, lines in ((mod.outer, (x, True), {5}), (mod.outer_flag, (x, True), {10}),
+                            (mod.outer_flag, (x, False), set()), (mod.top, (x,), set())):
+        torch._dynamo.reset()
+        try:
+            ex = torch._dynamo.explain(fn)(*args)
+        finally:
+            torch._dynamo.reset()
+        assert {r.user_stack[-1].lineno for r in ex.break_reasons} == lines, (fn.__name__, args)

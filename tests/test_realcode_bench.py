@@ -190,3 +190,15 @@ def test_a_named_break_outside_the_packages_is_no_miss():
     r = _bench().evaluate(orig, None, FINDINGS, ("pkg",), SITE)
     assert (r["named_sites"], r["found"], r["recall"]) == (3, 3, 1.0)
     assert r["misses"] == [] and [s["file"] for s in r["other_sites"]] == ["<outside pkg>"]
+
+
+def test_shared_ids_are_attributed_by_their_text():
+    """GB0467 (setattr on an unsupported type) is GM405's when it sets requires_grad; GB0208 (a
+    torch.* op returning a non-tensor) is GM403's for fork_rng; other causes of the same ids are
+    not GraphMend's (realcode round 15: sinkhorn-transformer's reversible layers)."""
+    b = _bench()
+    assert b.attribute("GB0467", "setattr(TensorVariable(), requires_grad, ConstantVariable(bool: True))") == "GM405"
+    assert b.attribute("GB0467", "setattr(UserDefinedObjectVariable(Foo), x, ...)") is None
+    assert b.attribute("GB0208", "op: call_function; target: <function fork_rng at 0x7f>") == "GM403"
+    assert b.attribute("GB0208", "op: call_function; target: <built-in method _get_tracing_state>") is None
+    assert b.attribute("GB0225", "fn=TorchInGraphFunctionVariable(<built-in method tensor>)") == "GM405"

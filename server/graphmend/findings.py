@@ -154,7 +154,8 @@ CATALOGUE: dict[str, Rule] = {
              "A call Dynamo cannot trace (I/O, time, debugger, deepcopy, ...) breaks the graph."),
         Rule("GM405", "requires-grad-in-graph", Category.UNSUPPORTED, None,
              "Changing `requires_grad` of a tensor computed inside compiled code (`t.requires_grad = ...`, "
-             "`t.detach().requires_grad_()`) breaks the graph.", "GB0206"),
+             "`t.detach().requires_grad_()`, a factory's `requires_grad=True` in an inlined frame) breaks "
+             "the graph.", "GB0206"),
         Rule("GM404", "deprecated-sdp-kernel", Category.UNSUPPORTED, "sdpa",
              "`with torch.backends.cuda.sdp_kernel(...)` (deprecated) gives Dynamo a context manager it "
              "cannot trace, so the function runs eagerly; torch.nn.attention.sdpa_kernel with the same "
