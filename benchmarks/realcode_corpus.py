@@ -30,6 +30,9 @@ REQUIREMENTS = [
     "pytorch-minimize==0.1.0", "geoopt==0.5.1", "cooper-optim==1.0.1", "nystrom-attention==0.0.14",
     "siren-pytorch==0.1.7", "linformer==0.2.3", "native-sparse-attention-pytorch==0.2.3",
     "ring-attention-pytorch==0.5.20",
+    # round 15 (pykan imports pandas without declaring it)
+    "pykan==0.2.8", "pandas==3.1.1", "routing-transformer==1.6.1", "sinkhorn-transformer==0.11.4",
+    "colt5-attention==0.11.2", "ncps==1.0.1", "lion-pytorch==0.2.5",
 ]
 
 
@@ -2034,6 +2037,200 @@ def _ring_transformer_train():
     return cfg, _TrainStep(model, loss_fn), {"x": torch.randint(0, 64, (2, 21), generator=g), "mask": mask}
 
 
+# --------------------------------------------------------------------------------------------------
+# pykan 0.2.8, routing-transformer 1.6.1, sinkhorn-transformer 0.11.4, colt5-attention 0.11.2,
+# ncps 1.0.1 and lion-pytorch 0.2.5: round 15, code nobody tuned on, measured before anything was
+# changed for them
+
+
+def _kan_train():
+    """A user's KAN fit step with pykan, as `MultKAN.fit` does it: KAN [3, 4, 1] (grid 5, cubic
+    B-splines, symbolic branch on, activations saved), `update_grid` from the batch (sorted samples,
+    a least-squares refit of the spline coefficients), MSE plus the `edge_forward_spline_n`
+    regularization, backward, SGD."""
+    import torch
+    from kan import KAN
+
+    torch.manual_seed(0)
+    cfg = dict(width=[3, 4, 1], grid=5, k=3, seed=0, auto_save=False, device="cpu")
+    model = KAN(**cfg)
+
+    def loss_fn(m, x, y):
+        m.update_grid(x)
+        reg = m.get_reg("edge_forward_spline_n", 1.0, 2.0, 0.0, 0.0)
+        return torch.nn.functional.mse_loss(m(x), y) + 1e-3 * reg
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.rand(16, 3, generator=g) * 2 - 1,
+                                             "y": torch.randn(16, 1, generator=g)}
+
+
+def _kan_forward():
+    """pykan's KAN with multiplication nodes (width [3, [2, 2], 1], grid 4, activations saved for
+    the plots and the regularization), eval forward."""
+    import torch
+    from kan import KAN
+
+    torch.manual_seed(0)
+    cfg = dict(width=[3, [2, 2], 1], grid=4, k=3, seed=0, auto_save=False, device="cpu")
+    model = KAN(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"x": torch.rand(16, 3, generator=g) * 2 - 1}
+
+
+def _routing_lm():
+    """RoutingTransformerLM (64 tokens, dim 32, depth 2, 2 heads of which 1 local, window 8, causal;
+    online k-means routing), eval forward on 2 sequences of 32 tokens."""
+    import torch
+    from routing_transformer import RoutingTransformerLM
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, heads=2, depth=2, max_seq_len=32, window_size=8, causal=True,
+               n_local_attn_heads=1)
+    model = RoutingTransformerLM(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"x": torch.randint(0, 64, (2, 32), generator=g)}
+
+
+def _routing_train():
+    """RoutingTransformerLM (as routing-lm, training mode: the k-means EMA update and its commitment
+    loss): a training step (next-token cross entropy plus the auxiliary loss, backward, SGD)."""
+    import torch
+    from routing_transformer import RoutingTransformerLM
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, heads=2, depth=2, max_seq_len=32, window_size=8, causal=True,
+               n_local_attn_heads=1)
+    model = RoutingTransformerLM(**cfg)
+
+    def loss_fn(m, x):
+        logits, aux = m(x[:, :-1])
+        return torch.nn.functional.cross_entropy(logits.transpose(1, 2), x[:, 1:]) + aux
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randint(0, 64, (2, 33), generator=g)}
+
+
+def _sinkhorn_generate():
+    """sinkhorn-transformer's AutoregressiveWrapper around a SinkhornTransformerLM (64 tokens, dim 32,
+    depth 2, 2 heads of which 1 local, bucket 8, causal; the Autopadder pads to the bucket size):
+    `generate` of 4 tokens from a 10-token prompt with an eos token, top-k keeping one logit (so
+    the multinomial draw is deterministic), in a user function."""
+    import torch
+    from sinkhorn_transformer import SinkhornTransformerLM
+    from sinkhorn_transformer.autoregressive_wrapper import AutoregressiveWrapper
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, heads=2, depth=2, max_seq_len=32, bucket_size=8, causal=True,
+               n_local_attn_heads=1)
+    model = AutoregressiveWrapper(SinkhornTransformerLM(**cfg)).eval()
+
+    def generate(prompt):
+        return model.generate(prompt, 4, eos_token=63, filter_thres=0.984)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "generate": "4 tokens, top-1, eos 63"}, generate, \
+        {"prompt": torch.randint(0, 63, (2, 10), generator=g)}
+
+
+def _sinkhorn_reversible_train():
+    """SinkhornTransformerLM (64 tokens, dim 32, depth 2, 2 heads, bucket 8, non-causal, sortcut of 2
+    buckets, reversible layers recording the RNG state, chunked feed-forward, attention dropout
+    0.1): a training step (token cross entropy, backward, SGD)."""
+    import torch
+    from sinkhorn_transformer import SinkhornTransformerLM
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, heads=2, depth=2, max_seq_len=32, bucket_size=8, causal=False,
+               n_sortcut=2, reversible=True, ff_chunks=2, attn_dropout=0.1)
+    model = SinkhornTransformerLM(**cfg)
+
+    def loss_fn(m, x):
+        return torch.nn.functional.cross_entropy(m(x).transpose(1, 2), x)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randint(0, 64, (2, 32), generator=g)}
+
+
+def _colt5_block():
+    """colt5-attention's ConditionalRoutedTransformerBlock (dim 32; light local attention of window 8
+    and light feed-forward on every token, heavy attention and feed-forward on 8 tokens routed by
+    coordinate descent, 2 key/value routes, null query tokens), eval forward on 2 sequences of 32
+    tokens with a padding mask whose second row ends 6 tokens early."""
+    import torch
+    from colt5_attention import ConditionalRoutedTransformerBlock
+
+    torch.manual_seed(0)
+    cfg = dict(dim=32, light_dim_head=8, light_heads=2, light_window_size=8, heavy_dim_head=8, heavy_heads=4,
+               light_ff_mult=0.5, heavy_ff_mult=2, num_heavy_ff_tokens=8, num_heavy_attn_tokens_q=8,
+               num_heavy_attn_tokens_kv=8, num_routed_kv=2)
+    model = ConditionalRoutedTransformerBlock(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 32, dtype=torch.bool)
+    mask[1, 26:] = False
+    return cfg, model, {"x": torch.randn(2, 32, 32, generator=g), "mask": mask}
+
+
+class _LTCTrainStep(_TrainStep):
+    """The training step of `_TrainStep`, then the LTC cell's explicit parameter constraints (the
+    clipping ncps' examples apply after each optimizer step)."""
+
+    def step(self, **batch):
+        loss = super().step(**batch)
+        self.model.rnn_cell.apply_weight_constraints()
+        return loss
+
+
+def _ltc_train():
+    """ncps' LTC (liquid time-constant RNN) on an AutoNCP wiring (10 neurons, 2 motor; the sparse
+    wiring drawn with numpy at build time), 3 ODE unfolds, explicit parameter constraints: a
+    training step over 5 steps of 2 sequences (MSE, backward, SGD, constraint clipping)."""
+    import torch
+    from ncps.torch import LTC
+    from ncps.wirings import AutoNCP
+
+    torch.manual_seed(0)
+    cfg = dict(input_size=4, units="AutoNCP(10, 2, seed 22222)", batch_first=True, ode_unfolds=3,
+               implicit_param_constraints=False)
+    model = LTC(4, AutoNCP(10, 2), batch_first=True, ode_unfolds=3, implicit_param_constraints=False)
+
+    def loss_fn(m, x, y):
+        out, _ = m(x)
+        return torch.nn.functional.mse_loss(out, y)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _LTCTrainStep(model, loss_fn), {"x": torch.randn(2, 5, 4, generator=g),
+                                                "y": torch.randn(2, 5, 2, generator=g)}
+
+
+class _LionStep:
+    """`step()` of lion-pytorch's Lion (decoupled weight decay) and of its cautious variant on two
+    parameters each, compiled on their own as in `_OptStep` (gradients set before each call)."""
+
+    def __init__(self):
+        import torch
+        from lion_pytorch import Lion
+        from lion_pytorch.cautious_lion import Lion as CautiousLion
+
+        torch.manual_seed(0)
+        self.params = [torch.nn.Parameter(torch.randn(8, 4)), torch.nn.Parameter(torch.randn(4)),
+                       torch.nn.Parameter(torch.randn(6, 3)), torch.nn.Parameter(torch.randn(3))]
+        self.opts = [Lion(self.params[:2], lr=1e-2, weight_decay=1e-2, decoupled_weight_decay=True),
+                     CautiousLion(self.params[2:], lr=1e-2, weight_decay=1e-2, cautious_factor=0.1)]
+
+    def __call__(self, g):
+        import torch
+
+        for i, p in enumerate(self.params):
+            p.grad = (g.sum() + 0.5 * i - 0.7) * torch.ones_like(p) + g[i] * torch.linspace(-1, 1, p.numel()).view_as(p)
+        for opt in self.opts:
+            opt.step()
+        return [p.detach().clone() for p in self.params]
+
+
+def _lion_step():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    return {"optimizers": "Lion (decoupled wd), cautious Lion (factor 0.1)", "lr": 1e-2}, _LionStep(), \
+        {"g": torch.randn(4, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -2260,4 +2457,32 @@ ENTRIES = {e.name: e for e in [
     Entry("ring-transformer-train", "ring_attention_pytorch", "ring-attention-pytorch==0.5.20",
           "RingTransformer on one process (bucketed flash attention, mask): a training step (SGD)",
           _ring_transformer_train, ["ring_attention_pytorch"], grad=True, training=True),
+    # round 15
+    Entry("kan-train", "kan", "pykan==0.2.8",
+          "KAN fit step: update_grid (least-squares refit), MSE plus regularization, backward, SGD", _kan_train,
+          ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"],
+          grad=True, training=True),
+    Entry("kan-forward", "kan", "pykan==0.2.8", "KAN with multiplication nodes, eval forward", _kan_forward,
+          ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"]),
+    Entry("routing-lm", "routing_transformer", "routing-transformer==1.6.1",
+          "RoutingTransformerLM (k-means routing, local heads), eval forward", _routing_lm, ["routing_transformer"]),
+    Entry("routing-train", "routing_transformer", "routing-transformer==1.6.1",
+          "RoutingTransformerLM: a training step (cross entropy plus the k-means loss, SGD)", _routing_train,
+          ["routing_transformer"], grad=True, training=True),
+    Entry("sinkhorn-generate", "sinkhorn_transformer", "sinkhorn-transformer==0.11.4",
+          "AutoregressiveWrapper(SinkhornTransformerLM).generate with an eos token in a user function",
+          _sinkhorn_generate, ["sinkhorn_transformer"], scope="module"),
+    Entry("sinkhorn-reversible-train", "sinkhorn_transformer", "sinkhorn-transformer==0.11.4",
+          "SinkhornTransformerLM (reversible, sortcut, dropout): a training step (SGD)", _sinkhorn_reversible_train,
+          ["sinkhorn_transformer"], grad=True, training=True),
+    Entry("colt5-block", "colt5_attention", "colt5-attention==0.11.2",
+          "ConditionalRoutedTransformerBlock (coordinate-descent routing, mask), eval forward", _colt5_block,
+          ["colt5_attention/transformer_block.py", "colt5_attention/coor_descent.py", "colt5_attention/topk.py",
+           "colt5_attention/attend.py"]),
+    Entry("ncps-ltc-train", "ncps", "ncps==1.0.1",
+          "LTC on an AutoNCP wiring: a training step (MSE, SGD, constraint clipping)", _ltc_train,
+          ["ncps/torch", "ncps/wirings"], grad=True, training=True),
+    Entry("lion-step", "lion_pytorch", "lion-pytorch==0.2.5",
+          "Lion (decoupled weight decay) and cautious Lion .step() on two parameters each", _lion_step,
+          ["lion_pytorch/lion_pytorch.py", "lion_pytorch/cautious_lion.py"], scope="module"),
 ]}
