@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from graphmend.analysis.astwalk import walk as fast_walk
+from graphmend.analysis.symbols import bound_only_to
 
 # Every operator's result is a new tensor to Dynamo, even where eager gives back the same one
 # (`x.float()` of a float tensor, `x.mul_(1)`: measured, the flag change breaks there).
@@ -32,23 +32,7 @@ def computed_names(fn: ast.AST) -> frozenset[str]:
     """Names of `fn` every binding of which is an assignment of a computed value (`y = x * 2`,
     `y1, y2 = torch.chunk(y, 2)`) or an augmented assignment: never a parameter, a loop or `with`
     target, nor a plain alias."""
-    stores: dict[str, int] = {}
-    ok: dict[str, int] = {}
-    for n in fast_walk(fn):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            stores[n.id] = stores.get(n.id, 0) + 1
-        elif isinstance(n, ast.arg):
-            stores[n.arg] = stores.get(n.arg, 0) + 1
-        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and computed(n.value):
-            t = n.targets[0]
-            names = [t] if isinstance(t, ast.Name) else \
-                t.elts if isinstance(t, ast.Tuple) and isinstance(n.value, ast.Call) else []
-            for x in names:
-                if isinstance(x, ast.Name):
-                    ok[x.id] = ok.get(x.id, 0) + 1
-        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
-            ok[n.target.id] = ok.get(n.target.id, 0) + 1
-    return frozenset(k for k, v in ok.items() if stores.get(k) == v)
+    return frozenset(bound_only_to(fn, lambda v: True if computed(v) else None, unpack=True, augmented=True))
 
 
 def is_intermediate(e: ast.expr, names: frozenset[str]) -> bool:

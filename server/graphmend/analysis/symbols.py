@@ -532,10 +532,12 @@ def registered_name(c: ast.Call) -> Optional[str]:
     return None
 
 
-def bound_only_to(fn: ast.AST, value_of) -> dict[str, list]:
+def bound_only_to(fn: ast.AST, value_of, unpack: bool = False, augmented: bool = False) -> dict[str, list]:
     """Names of `fn` every binding of which is a plain `name = value` for which `value_of(value)`
     is not None: name -> those answers, in order. A parameter, or any other binding, leaves the
-    name out (`nx = get_backend(...)`; `hess = A(...) if c else B(...)` on two paths)."""
+    name out (`nx = get_backend(...)`; `hess = A(...) if c else B(...)` on two paths).
+    `unpack`: `a, b = call(...)` binds each name to the call's answer; `augmented`: `a += v` is
+    a binding that keeps the name in (its answer None)."""
     from graphmend.analysis.astwalk import walk as fast_walk
 
     stores: dict[str, int] = {}
@@ -549,6 +551,15 @@ def bound_only_to(fn: ast.AST, value_of) -> dict[str, list]:
             got = value_of(n.value)
             if got is not None:
                 bound.setdefault(n.targets[0].id, []).append(got)
+        elif unpack and isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple) \
+                and isinstance(n.value, ast.Call):
+            got = value_of(n.value)
+            if got is not None:
+                for t in n.targets[0].elts:
+                    if isinstance(t, ast.Name):
+                        bound.setdefault(t.id, []).append(got)
+        elif augmented and isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            bound.setdefault(n.target.id, []).append(None)
     return {k: v for k, v in bound.items() if stores.get(k) == len(v)}
 
 
