@@ -290,3 +290,33 @@ def test_line_map_numbers_an_inline_block_past_the_end():
     net = next(c for c in code.co_consts if hasattr(c, "co_consts") and c.co_name == "Net")
     forward = next(c for c in net.co_consts if hasattr(c, "co_name") and c.co_name == "forward")
     assert forward.co_firstlineno == src.splitlines().index("    def forward(self, x):") + 1
+
+
+ESCAPE_PKG = '''import torch
+
+
+class Block(torch.nn.Module):
+    """Scaling :math:`s_BACKSLASHmathrm{global}` (an invalid escape sequence, as in FrEIA's all_in_one_block.py)."""
+
+    def forward(self, x):
+        print("block")
+        return x * 2
+'''
+
+
+def test_a_mended_module_shows_no_compile_time_warning_of_its_text(tmp_path):
+    """FrEIA (realcode round 16): the installed package imports from its .pyc, so Python never
+    warns of its docstrings' invalid escapes; the mended build must not either (the hook's syntax
+    check of the mended text printed "invalid escape sequence")."""
+    pkg = tmp_path / "gm_escpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(ESCAPE_PKG.replace("BACKSLASH", chr(92)))
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(pkg)], check=True, capture_output=True)
+    code = "import gm_escpkg, torch; print(gm_escpkg.Block()(torch.ones(1)).item())"
+    plain = _run([sys.executable, "-W", "always", "-c", code], tmp_path)
+    hooked = _run([sys.executable, "-m", "graphmend", "run", "--scope", "gm_escpkg", "--no-cache", "--",
+                   sys.executable, "-W", "always", "-c", code], tmp_path)
+    assert "invalid escape" not in plain.stderr
+    assert "mended 1 module (1 fix)" in hooked.stderr, hooked.stderr
+    assert "invalid escape" not in hooked.stderr, hooked.stderr
+    assert hooked.stdout == plain.stdout

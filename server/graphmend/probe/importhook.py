@@ -680,8 +680,9 @@ class MendingFinder(importlib.abc.MetaPathFinder):
         if res.text == text or not res.applied:
             self._cache.put("mend", key, {"unchanged": True})
             return None, 0, [], False
+        from graphmend.analysis import astwalk
         try:
-            ast.parse(res.text)
+            astwalk.parse(res.text)  # the read code's compile-time warnings are not the user's
         except SyntaxError as e:
             raise ValueError(f"the mended text does not parse: {e.msg} (line {e.lineno})") from None
         codes = [f.code for f in res.applied]
