@@ -701,3 +701,40 @@ def test_a_use_like_a_tensor_before_a_rebinding_says_nothing_of_the_new_value(tm
     assert break_lines(mod.SortNet(n_sortcut=2), q, q * 2, path=mod.__file__) == set()
     keep = torch.tensor([[1, 0, 1, 1, 0, 1], [0, 0, 1, 1, 1, 0]])
     assert break_lines(mod.Resized(), torch.randn(2, 3, 2), keep, path=mod.__file__) == {36}
+
+
+LIST_INDEX = """\
+from typing import List
+
+import torch
+
+
+def best_last(score: List[torch.Tensor], lens: torch.Tensor, end: torch.Tensor, i: int):
+    last = lens[i] - 1
+    _, best = (score[last][i] + end).max(0)
+    return best * 2
+
+
+def path_sum(path: List[torch.Tensor], lens: torch.Tensor, x: torch.Tensor, i: int):
+    last = lens[i] - 1
+    total = x * 1
+    for p in path[:last]:
+        total = total + p
+    return total + x[:, last, None] + path[i]
+"""
+
+
+def test_a_list_indexed_or_sliced_by_a_tensor(tmp_path):
+    """TorchCRF (realcode round 16): a list of tensors indexed or sliced by a tensor reads it with
+    `Tensor.__index__` (an `.item()`): GM401 where Dynamo breaks; a tensor indexed by one
+    (`x[last]`) and a list indexed by an int (`path[i]`) trace."""
+    found = analyze_source(LIST_INDEX, str(tmp_path / "crf.py")).findings
+    assert sites(found) == set()  # nothing compiled reaches them by default
+    found = analyze_source(LIST_INDEX + "\n\nc = torch.compile(best_last), torch.compile(path_sum)\n",
+                           str(tmp_path / "crf.py")).findings
+    assert sites(found) == {("GM401", 8), ("GM401", 15)}
+    mod = load_module(LIST_INDEX, tmp_path, "crf_run")
+    score = [torch.randn(2, 5) for _ in range(4)]
+    lens = torch.tensor([4, 3])
+    assert logged_break_lines(mod.best_last, score, lens, torch.randn(5), 0, path=mod.__file__) == {8}
+    assert logged_break_lines(mod.path_sum, score, lens, torch.randn(2, 5), 0, path=mod.__file__) == {15}

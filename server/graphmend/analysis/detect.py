@@ -656,6 +656,15 @@ class FunctionWalker:
                         or self.compares_itself(node.value, x)
                         for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])):  # `x[m]`, `x[m, :]`
                     self.add("GM402", node, detail="boolean-mask indexing")
+                if isinstance(node.value, ast.Name) and self.env.containers.get(node.value.id) == "sequence":
+                    # a Python list or tuple of tensors indexed or sliced by a tensor: the index
+                    # is read with `Tensor.__index__`, an `.item()` (GB0124, measured on torch
+                    # 2.13; TorchCRF's `score[seq_end_idx]`, `path[:seq_end_idx]`)
+                    index = [b for b in (sl.lower, sl.upper, sl.step) if b is not None] \
+                        if isinstance(sl, ast.Slice) else [sl]
+                    if any(self.proven_tensor(b, node) for b in index):
+                        self.add("GM401", node, detail=f"a tensor as an index of the list `{node.value.id}` "
+                                                       "(`Tensor.__index__`)", gb_id="GB0124")
                 bounds = [b for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])
                           if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step) if b is not None]
                 if self.env.kind(node.value) is Kind.TENSOR and any(
