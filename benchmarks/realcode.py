@@ -69,7 +69,7 @@ QUICK = "diffusers-ddim-step,diffusers-euler-step,vq-train"
 NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "GM201/GM301",
             "GB0124": "GM401", "GB0033": "GM401", "GB0038": "GM401", "GB0036": "GM402", "GB0088": "GM501",
             "GB0206": "GM405", "GB8985": "GM405", "GB0123": "GM403",
-            "GB0225": "GM405", "GB0467": "GM405", "GB0208": "GM403"}
+            "GB0225": "GM405", "GB0467": "GM405", "GB0208": "GM403", "GB9186": "GM403"}
 #: GB0059 "Failed to trace builtin operator" (`print`, but also `matmul` on two LinearOperators);
 #: GB0007 "Attempted to call function marked as skipped" (`warnings.warn`, but also
 #: `sys._getframe`, `importlib.import_module`, `pickle.dumps`); GB0088 "Observed exception" (a
@@ -78,7 +78,8 @@ NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "
 #: with a data-dependent non-tensor output (`_local_scalar_dense`, `equal`), GB0038 a slice with
 #: tensor bounds, GB0036 an operator with a data-dependent output shape, GB0206 / GB8985 a change of
 #: `requires_grad` on an intermediate (setattr / `requires_grad_()`), GB0225 a tensor created with
-#: `requires_grad=True` (in an inlined frame), GB0123 `Tensor.backward()`. Shared as well: GB0467
+#: `requires_grad=True` (in an inlined frame), GB0123 `Tensor.backward()`, GB9186
+#: `torch.autograd.grad`. Shared as well: GB0467
 #: (setattr on an unsupported type; GM405 for `requires_grad`), GB0208 (a torch.* op returning a
 #: non-tensor; GM403 for `torch.random.fork_rng`).
 SHARED_GB = frozenset({"GB0059", "GB0007", "GB0088", "GB0467", "GB0208"})
