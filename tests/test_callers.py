@@ -862,3 +862,46 @@ def test_a_method_of_a_local_instance_gets_the_tensors_passed(tmp_path):
     mod = load_module(INSTANCE_METHODS, tmp_path, "bfgs_run")
     x, g = torch.zeros(3), torch.ones(3)
     assert logged_break_lines(mod.step, x, g, x + 0.5, g * 1.5, path=mod.__file__) >= {7, 19, 20}
+
+
+PASSED_MODULE = """\
+import torch
+from torch.nn import Module
+
+
+class Core(Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, seg, mem):
+        h = self.lin(seg) + mem
+        return h.pow(2).mean(), h.detach()
+
+
+class Wrapper(Module):
+    def __init__(self, transformer: Core):
+        super().__init__()
+        self.transformer = transformer
+
+    def forward(self, segments, memories):
+        total = 0.0
+        for seg, mem in zip(segments, memories):
+            loss, _ = self.transformer(seg, mem)
+            weighted = loss * 0.5
+            weighted.backward(retain_graph=True)
+            total += weighted
+        return total
+"""
+
+
+def test_a_submodule_passed_to_init_as_an_annotated_parameter(tmp_path):
+    """recurrent-memory-transformer (realcode round 16): `self.transformer = transformer`, the
+    parameter annotated with a Module class of the file, is that submodule: its call returns
+    tensors, and the memory-replay `backward()` on them is found where Dynamo breaks."""
+    found = analyze_source(PASSED_MODULE, str(tmp_path / "rmt.py")).findings
+    assert sites(found) == {("GM403", 25)}
+    mod = load_module(PASSED_MODULE, tmp_path, "rmt_run")
+    segs = [torch.randn(2, 4) for _ in range(2)]
+    net = mod.Wrapper(mod.Core())
+    assert 25 in logged_break_lines(net, segs, [torch.zeros(2, 4)] * 2, path=mod.__file__)

@@ -495,9 +495,24 @@ class Env:
             return False
         ctor = self.cls.attr_ctors.get(func.attr)
         if ctor is None:
-            return False
+            return self._held_module(func.attr)
         last = ctor.split(".")[-1]
         return last[:1].isupper() or ctor.startswith("torch.nn.")
+
+    def _held_module(self, attr: str) -> bool:
+        """`self.<attr>` holds a module a constructor was given: the parameter it stores is
+        annotated with an nn.Module class (recurrent-memory-transformer's wrapper,
+        `self.transformer = transformer`, `transformer: RecurrentMemoryTransformer`)."""
+        from graphmend.analysis.attr_types import attribute_class
+
+        ws = self.symbols.workspace
+        held = attribute_class(self.symbols, self.cls, attr) if ws is not None else None
+        if held is None:
+            return False
+        local = held.rsplit(".", 1)[-1]
+        found = (self.symbols, self.symbols.classes[local]) if held == f"{self.symbols.module}.{local}" \
+            and local in self.symbols.classes else ws.resolve_class(held)
+        return found is not None and ws.class_is_module(*found)
 
     def kind(self, e: Optional[ast.expr]) -> Kind:  # noqa: C901 - one dispatch over node types
         if e is None or isinstance(e, ast.Constant):
