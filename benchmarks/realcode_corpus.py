@@ -33,6 +33,9 @@ REQUIREMENTS = [
     # round 15 (pykan imports pandas without declaring it)
     "pykan==0.2.8", "pandas==3.1.1", "routing-transformer==1.6.1", "sinkhorn-transformer==0.11.4",
     "colt5-attention==0.11.2", "ncps==1.0.1", "lion-pytorch==0.2.5",
+    # round 16
+    "egnn-pytorch==0.2.8", "en-transformer==1.6.6", "compressive-transformer-pytorch==0.4.0",
+    "torchcrf==1.1.0", "recurrent-memory-transformer-pytorch==0.7.0", "freia==0.2",
 ]
 
 
@@ -2231,6 +2234,217 @@ def _lion_step():
         {"g": torch.randn(4, generator=g)}
 
 
+# --------------------------------------------------------------------------------------------------
+# round 16
+
+
+def _chain_adj(n):
+    """A chain graph's adjacency over n nodes (i ~ i+1) and one chord (0 ~ n//2)."""
+    import torch
+
+    adj = torch.zeros(n, n, dtype=torch.bool)
+    i = torch.arange(n - 1)
+    adj[i, i + 1] = True
+    adj[i + 1, i] = True
+    adj[0, n // 2] = adj[n // 2, 0] = True
+    return adj
+
+
+def _egnn_network():
+    """egnn-pytorch's EGNN_Network (10 atom tokens, dim 16, depth 2, 2 adjacency degrees embedded as
+    edges, neighbours only along the sparse adjacency, masks): eval forward on 2 graphs of 8 nodes, the
+    second padded by 2."""
+    import torch
+    from egnn_pytorch import EGNN_Network
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=10, dim=16, depth=2, num_adj_degrees=2, adj_dim=4, only_sparse_neighbors=True,
+               m_dim=8)
+    model = EGNN_Network(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 8, dtype=torch.bool)
+    mask[1, 6:] = False
+    return cfg, model, {"feats": torch.randint(0, 10, (2, 8), generator=g),
+                        "coors": torch.randn(2, 8, 3, generator=g), "adj_mat": _chain_adj(8), "mask": mask}
+
+
+def _en_transformer_train():
+    """En-transformer's EnTransformer (dim 32, depth 1, 1 head of 32, 3 nearest neighbours plus the
+    adjacency's, 2 adjacency degrees embedded, 1 global linear-attention head): a training step on
+    node features and coordinates (MSE on both, backward, SGD)."""
+    import torch
+    from en_transformer import EnTransformer
+
+    torch.manual_seed(0)
+    cfg = dict(dim=32, depth=1, dim_head=32, heads=1, neighbors=3, num_adj_degrees=2, adj_dim=4,
+               num_global_linear_attn_heads=1)
+    model = EnTransformer(**cfg)
+
+    def loss_fn(m, feats, coors, adj_mat, mask):
+        f, c = m(feats, coors, adj_mat=adj_mat, mask=mask)
+        return f.pow(2).mean() + (c - coors).pow(2).mean()
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 8, dtype=torch.bool)
+    mask[1, 7:] = False
+    return cfg, _TrainStep(model, loss_fn), {"feats": torch.randn(2, 8, 32, generator=g),
+                                             "coors": torch.randn(2, 8, 3, generator=g),
+                                             "adj_mat": _chain_adj(8), "mask": mask}
+
+
+def _compressive_generate():
+    """compressive-transformer-pytorch's AutoregressiveWrapper(CompressiveTransformer) (64 tokens, dim
+    32, depth 2, 2 heads, segments of 8, memory 8, compressed memory 2): `generate` of 6 tokens from a
+    12-token prompt (one primed segment) with an eos token, top-k keeping one logit, in a user
+    function."""
+    import torch
+    from compressive_transformer_pytorch import CompressiveTransformer
+    from compressive_transformer_pytorch.autoregressive_wrapper import AutoregressiveWrapper
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, seq_len=8, depth=2, heads=2, mem_len=8, cmem_ratio=4)
+    model = AutoregressiveWrapper(CompressiveTransformer(**cfg)).eval()
+
+    def generate(prompt):
+        return model.generate(prompt, 6, eos_token=63, filter_thres=0.984)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "generate": "6 tokens, top-1, eos 63"}, generate, \
+        {"prompt": torch.randint(0, 63, (2, 12), generator=g)}
+
+
+def _compressive_train():
+    """CompressiveTransformer (as compressive-generate, GRU-gated residuals, training mode: the
+    compressed-memory reconstruction loss): a training step over two segments of 8 tokens carrying the
+    memories (cross entropy plus the auxiliary loss, backward, SGD)."""
+    import torch
+    from compressive_transformer_pytorch import CompressiveTransformer
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, seq_len=8, depth=2, heads=2, mem_len=8, cmem_ratio=4)
+    model = CompressiveTransformer(**cfg)
+
+    def loss_fn(m, x):
+        loss, mem = 0., None
+        for seg in x.split(9, dim=1):
+            logits, mem, aux = m(seg[:, :-1], memories=mem)
+            loss = loss + torch.nn.functional.cross_entropy(logits.transpose(1, 2), seg[:, 1:]) + aux
+        return loss
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randint(0, 64, (2, 18), generator=g)}
+
+
+def _torchcrf_tagger():
+    """TorchCRF's CRF (5 labels) under a user's tagger (embedding, linear emissions): the negative log
+    likelihood with a padding mask and the Viterbi decode (a list of label lists) in a user
+    function."""
+    import torch
+    from TorchCRF import CRF
+
+    torch.manual_seed(0)
+    emb, proj, crf = torch.nn.Embedding(20, 8), torch.nn.Linear(8, 5), CRF(5, use_gpu=False)
+
+    def tag(tokens, labels, mask):
+        h = proj(emb(tokens))
+        nll = -crf(h, labels, mask).mean()
+        return nll, crf.viterbi_decode(h, mask)
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 6, dtype=torch.bool)
+    mask[1, 4:] = False
+    return {"num_labels": 5, "vocab": 20, "dim": 8}, tag, \
+        {"tokens": torch.randint(0, 20, (2, 6), generator=g), "labels": torch.randint(0, 5, (2, 6), generator=g),
+         "mask": mask}
+
+
+class _MRBPStep(_TrainStep):
+    """A training step whose backward the model does itself: recurrent-memory-transformer-pytorch's
+    memory-replay backpropagation returns the (already backpropagated) loss; then SGD."""
+
+    def step(self, **batch):
+        self.opt.zero_grad(set_to_none=True)
+        loss = self.loss_fn(self.model, **batch)
+        self.opt.step()
+        return loss
+
+
+def _rmt_mrbp_train():
+    """recurrent-memory-transformer-pytorch's RecurrentMemoryTransformerWrapper (64 tokens, dim 32,
+    depth 1, 2 heads of 16, 2 memory tokens, segments of 8, XL memories, 2 hyper-connection streams):
+    a training step with memory-replay backpropagation over 3 segments (the wrapper calls backward
+    per segment, replaying memories with requires_grad), then SGD."""
+    import random
+
+    import torch
+    from recurrent_memory_transformer_pytorch import RecurrentMemoryTransformer, RecurrentMemoryTransformerWrapper
+
+    torch.manual_seed(0)
+    random.seed(0)  # hyper-connections pick each layer's initial residual stream with random.randrange
+    cfg = dict(dim=32, num_tokens=64, depth=1, heads=2, dim_head=16, num_memory_tokens=2, seq_len=8,
+               num_residual_streams=2)
+    model = RecurrentMemoryTransformerWrapper(RecurrentMemoryTransformer(**cfg))
+
+    def loss_fn(m, x):
+        return m(x, memory_replay_backprop=True)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "memory_replay_backprop": True}, _MRBPStep(model, loss_fn), \
+        {"x": torch.randint(0, 64, (2, 21), generator=g)}
+
+
+def _freia_inn():
+    """FrEIA's SequenceINN of two AllInOneBlocks (affine coupling, ActNorm-style global affine, learned
+    Householder permutation) and a GLOWCouplingBlock, on 6 features: the forward with log-det, a
+    standard-normal negative log likelihood and the reverse pass, in a user function."""
+    import numpy as np
+    import torch
+    import FrEIA.framework as Ff
+    import FrEIA.modules as Fm
+
+    torch.manual_seed(0)
+    np.random.seed(0)  # AllInOneBlock draws its permutation (and scipy its rotation) with numpy
+
+    def subnet(c_in, c_out):
+        return torch.nn.Sequential(torch.nn.Linear(c_in, 16), torch.nn.ReLU(), torch.nn.Linear(16, c_out))
+    inn = Ff.SequenceINN(6)
+    inn.append(Fm.AllInOneBlock, subnet_constructor=subnet, learned_householder_permutation=2)
+    inn.append(Fm.AllInOneBlock, subnet_constructor=subnet, permute_soft=False)
+    inn.append(Fm.GLOWCouplingBlock, subnet_constructor=subnet, clamp=2.0)
+    inn.eval()
+
+    def nll_and_inverse(x):
+        z, log_jac = inn(x)
+        nll = 0.5 * z.pow(2).sum(1) - log_jac
+        x_rec, _ = inn(z, rev=True)
+        return nll.mean(), x_rec
+    g = torch.Generator().manual_seed(1)
+    return {"dims": 6, "blocks": "AllInOne(householder 2), AllInOne, GLOW(clamp 2)"}, nll_and_inverse, \
+        {"x": torch.randn(4, 6, generator=g)}
+
+
+def _freia_iresnet_step():
+    """FrEIA's SequenceINN of ActNorm (initialised from the first batch) and an IResNetLayer (6
+    features, hidden 12, 3 power-series terms of the log-det estimated by Hutchinson with
+    `torch.autograd.grad`, 5 fixed-point iterations in reverse): a user's step that applies the
+    i-ResNet's Lipschitz (spectral-norm) correction, then the NLL and the reverse pass."""
+    import torch
+    import FrEIA.framework as Ff
+    import FrEIA.modules as Fm
+
+    torch.manual_seed(0)
+    inn = Ff.SequenceINN(6)
+    inn.append(Fm.ActNorm)
+    inn.append(Fm.IResNetLayer, internal_size=12, jacobian_iterations=3, fixed_point_iterations=5,
+               lipschitz_iterations=3, lipschitz_batchsize=4, spectral_norm_max=0.5)
+    block = inn.module_list[1]
+
+    def step(x):
+        block.lipschitz_correction()
+        z, log_jac = inn(x)
+        nll = 0.5 * z.pow(2).sum(1) - log_jac
+        x_rec, _ = inn(z, rev=True)
+        return nll.mean().detach(), x_rec.detach()
+    g = torch.Generator().manual_seed(1)
+    return {"dims": 6, "blocks": "ActNorm, IResNetLayer(hidden 12, 3 jacobian terms, 5 fixed-point)"}, step, \
+        {"x": torch.randn(4, 6, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 ENTRIES = {e.name: e for e in [
     Entry("diffusers-unet2d-cond", "diffusers", _D, "UNet2DConditionModel (cross-attention UNet), forward",
@@ -2485,4 +2699,29 @@ ENTRIES = {e.name: e for e in [
     Entry("lion-step", "lion_pytorch", "lion-pytorch==0.2.5",
           "Lion (decoupled weight decay) and cautious Lion .step() on two parameters each", _lion_step,
           ["lion_pytorch/lion_pytorch.py", "lion_pytorch/cautious_lion.py"], scope="module"),
+    # round 16
+    Entry("egnn-network", "egnn_pytorch", "egnn-pytorch==0.2.8",
+          "EGNN_Network (sparse-adjacency neighbours, adjacency-degree edges, mask), eval forward", _egnn_network,
+          ["egnn_pytorch/egnn_pytorch.py"]),
+    Entry("en-transformer-train", "en_transformer", "en-transformer==1.6.6",
+          "EnTransformer (nearest plus adjacent neighbours, global linear attention): a training step (SGD)",
+          _en_transformer_train, ["en_transformer"], grad=True, training=True),
+    Entry("compressive-generate", "compressive_transformer_pytorch", "compressive-transformer-pytorch==0.4.0",
+          "AutoregressiveWrapper(CompressiveTransformer).generate with priming and an eos token in a user function",
+          _compressive_generate, ["compressive_transformer_pytorch"], scope="module"),
+    Entry("compressive-train", "compressive_transformer_pytorch", "compressive-transformer-pytorch==0.4.0",
+          "CompressiveTransformer over two segments with memories: a training step (CE plus reconstruction loss)",
+          _compressive_train, ["compressive_transformer_pytorch"], grad=True, training=True),
+    Entry("torchcrf-tagger", "TorchCRF", "torchcrf==1.1.0",
+          "TorchCRF CRF negative log likelihood and Viterbi decode in a user's tagger", _torchcrf_tagger,
+          ["TorchCRF"], scope="module"),
+    Entry("rmt-mrbp-train", "recurrent_memory_transformer_pytorch", "recurrent-memory-transformer-pytorch==0.7.0",
+          "RecurrentMemoryTransformerWrapper with memory-replay backprop (backward inside): a training step",
+          _rmt_mrbp_train, ["recurrent_memory_transformer_pytorch"], grad=True, training=True),
+    Entry("freia-inn", "FrEIA", "freia==0.2",
+          "SequenceINN (AllInOneBlock x2, GLOWCouplingBlock): NLL and the reverse pass in a user function",
+          _freia_inn, ["FrEIA/framework/sequence_inn.py", "FrEIA/modules"], scope="module"),
+    Entry("freia-iresnet-step", "FrEIA", "freia==0.2",
+          "ActNorm and IResNetLayer (Lipschitz correction, autograd.grad log-det): NLL and reverse in a user step",
+          _freia_iresnet_step, ["FrEIA/framework/sequence_inn.py", "FrEIA/modules"], grad=True, scope="module"),
 ]}
