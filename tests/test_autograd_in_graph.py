@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from difftest import load_module
+from test_callers import logged_break_lines
 from graphmend.analysis import analyze_source
 
 HEAD = """\
@@ -144,3 +145,55 @@ def test_a_tensor_created_with_requires_grad_in_an_inlined_frame(tmp_path):
         finally:
             torch._dynamo.reset()
         assert {r.user_stack[-1].lineno for r in ex.break_reasons} == lines, (fn.__name__, args)
+
+
+DECLARED = """\
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+
+
+@dataclass
+class State:
+    lagrangian: Optional[torch.Tensor] = None
+    count: int = 0
+
+    def backward(self) -> None:
+        if self.lagrangian is not None:
+            self.lagrangian.backward()
+
+
+def step(x: torch.Tensor, w: torch.Tensor):
+    s = State((x * w).sum())
+    s.backward()
+    return w.grad * 2
+"""
+
+
+def test_a_method_called_on_a_field_the_class_declares_a_tensor():
+    """cooper's `CMPState.backward()` (realcode round 13, a miss once `.backward()` was named):
+    `self.lagrangian`, a dataclass field declared `Optional[torch.Tensor]`, is a tensor where a
+    method is called on it; Dynamo breaks at that backward (GB0123)."""
+    from graphmend.config import Settings
+
+    found = analyze_source(DECLARED, "state.py", settings=Settings(scope="module")).findings
+    assert [(f.code, f.span.start.line) for f in found] == [("GM403", 14)]
+    import importlib.util
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "gm_state_case.py"
+        path.write_text(DECLARED)
+        spec = importlib.util.spec_from_file_location("gm_state_case", path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["gm_state_case"] = mod  # dataclasses look their module up
+        try:
+            spec.loader.exec_module(mod)
+            w = torch.ones(3, requires_grad=True)
+            broke = logged_break_lines(mod.step, torch.arange(3.0), w, path=str(path))
+        finally:
+            sys.modules.pop("gm_state_case", None)
+    assert 14 in broke, broke

@@ -394,7 +394,20 @@ class Env:
     def receiver_kind(self, e: ast.expr) -> Kind:
         """The kind of what a method is called on: `e`'s, except that an item of a parameter
         annotated as a container of tensors counts as a tensor there (see container_item)."""
-        return Kind.TENSOR if self.container_item(e) else self.kind(e)
+        if self.container_item(e) or self._declared_tensor(e):
+            return Kind.TENSOR
+        return self.kind(e)
+
+    def _declared_tensor(self, e: ast.expr) -> bool:
+        """`self.<attr>` that the class body declares a tensor (`lagrangian: Optional[torch.Tensor]`,
+        a dataclass field; `weight: Tensor`): a method called on it runs on a tensor, as it would
+        raise on None (cooper's `self.lagrangian.backward()`, realcode round 13)."""
+        if not (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self"
+                and self.cls is not None):
+            return False
+        self.cls.attr_ctors  # noqa: B018 - records the read of the class' attributes
+        return any(isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == e.attr
+                   and annotation_kind(st.annotation) is Kind.TENSOR for st in self.cls.node.body)
 
     def iter_kind(self, e: ast.expr) -> Kind:
         """The kind of what iterating `e` gives when that differs from `e`'s own: the items of a
