@@ -152,14 +152,14 @@ CATALOGUE: dict[str, Rule] = {
              "An operator whose output shape depends on tensor values breaks the graph.", "GB0036"),
         Rule("GM403", "untraceable-call", Category.UNSUPPORTED, None,
              "A call Dynamo cannot trace (I/O, time, debugger, deepcopy, ...) breaks the graph."),
-        Rule("GM405", "requires-grad-in-graph", Category.UNSUPPORTED, None,
-             "Changing `requires_grad` of a tensor computed inside compiled code (`t.requires_grad = ...`, "
-             "`t.detach().requires_grad_()`, a factory's `requires_grad=True` in an inlined frame) breaks "
-             "the graph.", "GB0206"),
         Rule("GM404", "deprecated-sdp-kernel", Category.UNSUPPORTED, "sdpa",
              "`with torch.backends.cuda.sdp_kernel(...)` (deprecated) gives Dynamo a context manager it "
              "cannot trace, so the function runs eagerly; torch.nn.attention.sdpa_kernel with the same "
              "backends traces."),
+        Rule("GM405", "requires-grad-in-graph", Category.UNSUPPORTED, None,
+             "Changing `requires_grad` of a tensor computed inside compiled code (`t.requires_grad = ...`, "
+             "`t.detach().requires_grad_()`, a factory's `requires_grad=True` in an inlined frame) breaks "
+             "the graph.", "GB0206"),
         Rule("GM501", "compile-only-none", Category.COMPILE_PATH, "align",
              "A default built only when not compiling (`if X is None and not is_compiling():`) "
              "leaves X None under torch.compile; a later use of X fails while Dynamo traces and "

@@ -15,6 +15,14 @@ give a static shape); a factory is GM401 only for a tensor in a size or bound pa
 `full`'s fill value), not for a name an enclosing `if isinstance(name, int)` proves a number; a
 boolean mask is GM402 when read (`x[m]`), not when assigned through (`y[m] = v`, an index_put).
 
+GM405 counts only a tensor the frame computed: any operator's result, even `x.float()` of a float
+tensor (measured on torch 2.13, tests/test_autograd_in_graph.py). Changing the flag of an input
+or a parameter traces, and so does `requires_grad_(False)`; a factory's `requires_grad=True`
+breaks only when Dynamo inlines the frame (a helper, a submodule's forward), which the finding
+says. `requires_grad_()` breaks when the tensor, or one computed from it, leaves the graph
+(returned, or live at a later break such as the `backward()` that usually follows); it is
+reported wherever it runs on an intermediate.
+
 A scalar read from a tensor that SIZES a tensor (`n = cache_position[-1] + 1; torch.arange(n)`,
 `torch.full((s, n), v)`, the rotary and causal-mask code of many decoders) is declined with that
 reason: the shape depends on the tensor's value, so neither torch.where nor torch.cond (whose
