@@ -249,3 +249,56 @@ def test_calls_dynamo_skips(body, line, tmp_path):
     assert got == {("GM403", line)}, text
     mod = load_module(text, tmp_path, "skipped_call")
     assert logged_break_lines(mod.f, torch.ones(3, requires_grad=True), path=mod.__file__) == {line}
+
+
+NUMPY_VALUES = """\
+import numpy as np
+import torch
+
+
+def flat(x):
+    n = int(np.prod(x.shape[1:]))
+    return x.reshape(x.shape[0], n) * 2
+
+
+def starts(x, lst):
+    c = np.cumsum([0] + lst)
+    s = list(map(int, c))
+    return x[s[-1]:] * 2
+
+
+def last(x, lst):
+    c = np.cumsum([0] + lst)
+    return x[: int(c[-1])] * 2
+
+
+def total(x):
+    return x * int(np.sum([1, 2, 3]))
+
+
+def root(x):
+    return x * int(np.sqrt(x.shape[-1]))
+"""
+
+
+def test_a_value_read_from_a_numpy_array_is_a_data_dependent_operator(tmp_path):
+    """Dynamo traces numpy's reductions and array builders as tensors (deepxde's
+    `list(map(int, np.cumsum(...)))`, realcode round 9; `int(np.prod(x.shape[1:]))`): reading a
+    value of what they return breaks (GB0033). numpy's scalar math on a Python number does not."""
+    text = NUMPY_VALUES + ("\n\nc = torch.compile(flat), torch.compile(starts), torch.compile(last), "
+                           "torch.compile(total), torch.compile(root)\n")
+    found = analyze_source(text, "np_values.py").findings
+    assert [(f.code, f.span.start.line) for f in found] == [("GM401", 6), ("GM401", 12), ("GM401", 18),
+                                                            ("GM401", 22)]
+    mod = load_module(NUMPY_VALUES, tmp_path, "np_values")
+    x = torch.arange(24.0).reshape(2, 3, 4)
+    for fn, args, lines in ((mod.flat, (x,), {6}), (mod.starts, (x.flatten(), [1, 2]), {12}),
+                            (mod.last, (x.flatten(), [1, 2]), {18}), (mod.total, (x,), {22}),
+                            (mod.root, (x,), set())):
+        torch._dynamo.reset()
+        logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
+        try:
+            ex = torch._dynamo.explain(fn)(*args)
+        finally:
+            torch._dynamo.reset()
+        assert {r.user_stack[-1].lineno for r in ex.break_reasons} == lines, fn.__name__

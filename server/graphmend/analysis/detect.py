@@ -48,6 +48,14 @@ UNTRACEABLE = {
     **{q: "a tqdm progress bar" for q in ("tqdm.tqdm", "tqdm.trange", "tqdm.std.tqdm", "tqdm.auto.tqdm",
                                           "tqdm.auto.trange", "tqdm.notebook.tqdm", "tqdm.notebook.trange")},
 }
+# numpy functions that make an array (or a 0-dim one) from their arguments: Dynamo traces them as
+# torch ops, so a value read from what they return is a data-dependent operator (measured on
+# torch 2.13 for prod, cumsum, asarray, sum). Not numpy's scalar math on a Python number
+# (`np.sqrt(d)` gives a numpy float Dynamo keeps as a constant).
+NUMPY_ARRAY_FUNCS = frozenset(f"numpy.{f}" for f in (
+    "prod", "sum", "cumsum", "cumprod", "array", "asarray", "concatenate", "stack", "diff", "amax", "amin",
+    "argmax", "argmin", "mean"))
+_NUMPY_ARRAY_NAMES = frozenset(q.rsplit(".", 1)[1] for q in NUMPY_ARRAY_FUNCS)
 DATA_BOOL_FUNCS = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
 # Scalar multipliers a tensor passed to is read into Python ("Data dependent operator", GB0033:
 # torchode's `torch.add(atol, ..., alpha=self.rtol)`, a buffer). Measured on torch 2.13, each entry
@@ -155,6 +163,7 @@ class FunctionWalker:
         self._seen: set[int] = set()
         self._local_loggers: Optional[set[str]] = None
         self._computed: Optional[frozenset[str]] = None  # intermediates.computed_names, when needed
+        self._numpy_names: set[str] = set()  # names last bound to a numpy array (track_numpy)
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
         self.path: list[tuple[ast.expr, bool]] = []  # (test, truth) of the ifs around the statement
         self.guard_names: dict[str, bool] = {}  # locals bound to a compile-time test, by value under Dynamo
@@ -249,6 +258,7 @@ class FunctionWalker:
         self._blocks.append(id(body))
         for stmt in body:
             self.stmt(stmt)
+            self.track_numpy(stmt)
         self._blocks.pop()
 
     def flow_mask(self, s: ast.stmt) -> None:
@@ -841,6 +851,18 @@ class FunctionWalker:
             self.add("GM401", c, detail=f"a tensor as `{kw}=` of `{ast.unparse(func)}()` (a Python number there)",
                      gb_id="GB0033")
             return
+        if q in ("int", "float", "bool") and len(c.args) == 1 and self.numpy_value(c.args[0]):
+            # numpy's reductions and array builders over Python sequences are traced as tensors
+            # (torch._numpy): their value read into Python is a data-dependent operator (GB0033,
+            # measured on torch 2.13: `int(np.prod(x.shape[1:]))`, deepxde's `np.cumsum(...)`)
+            self.add("GM401", c, detail=f"`{q}()` of a numpy array value (Dynamo traces numpy as tensors)",
+                     gb_id="GB0033")
+            return
+        if q == "map" and len(c.args) == 2 and isinstance(c.args[0], ast.Name) \
+                and c.args[0].id in ("int", "float") and self.numpy_value(c.args[1]):
+            self.add("GM401", c, detail=f"`map({c.args[0].id}, ...)` over a numpy array (Dynamo traces numpy "
+                                        "as tensors)", gb_id="GB0033")
+            return
         if q in ("int", "float", "bool") and len(c.args) == 1 and env.kind(c.args[0]) is Kind.TENSOR:
             self.add("GM401", c, detail=f"`{q}()` of a tensor")
             return
@@ -865,6 +887,28 @@ class FunctionWalker:
                 target = self.fi.cls.methods.get(func.attr)  # self.m(): a method of this class
             if target is not None and _is_disabled(target.node, self.symbols):
                 self.add("GM403", c, detail=f"`{target.qualname}()`, a torch.compiler.disable()d function")
+
+    def numpy_value(self, e: ast.expr) -> bool:
+        """`e` is (an item of) an array one of numpy's reductions or array builders made
+        (NUMPY_ARRAY_FUNCS): a call of one, or a name last bound to one (track_numpy)."""
+        while isinstance(e, ast.Subscript):
+            e = e.value
+        if isinstance(e, ast.Call):
+            return (self.env.qualify(e.func) or "") in NUMPY_ARRAY_FUNCS
+        return isinstance(e, ast.Name) and e.id in self._numpy_names
+
+    def track_numpy(self, s: ast.stmt) -> None:
+        """After statement `s`: the names it bound to a numpy array (`c = np.cumsum(...)`) are
+        numpy values until rebound (deepxde's `bcs_start = list(map(int, bcs_start))` reads the
+        array the line before bound)."""
+        made = isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) \
+            and getattr(s.value.func, "attr", getattr(s.value.func, "id", None)) in _NUMPY_ARRAY_NAMES \
+            and (self.env.qualify(s.value.func) or "") in NUMPY_ARRAY_FUNCS
+        if not (made or self._numpy_names):
+            return
+        self._numpy_names -= _bound_names(s)
+        if made:
+            self._numpy_names |= {t.id for t in s.targets if isinstance(t, ast.Name)}
 
     def requires_grad(self, tensor: ast.expr, node: ast.AST, what: str, gb: str,
                       flag: Optional[ast.expr] = None) -> None:
