@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from difftest import Counter, load_module
+from test_callers import break_lines
 from graphmend.analysis import analyze_source
 
 HEAD = """\
@@ -282,6 +283,7 @@ def root(x):
 
 
 def test_a_value_read_from_a_numpy_array_is_a_data_dependent_operator(tmp_path):
+
     """Dynamo traces numpy's reductions and array builders as tensors (deepxde's
     `list(map(int, np.cumsum(...)))`, realcode round 9; `int(np.prod(x.shape[1:]))`): reading a
     value of what they return breaks (GB0033). numpy's scalar math on a Python number does not."""
@@ -295,10 +297,4 @@ def test_a_value_read_from_a_numpy_array_is_a_data_dependent_operator(tmp_path):
     for fn, args, lines in ((mod.flat, (x,), {6}), (mod.starts, (x.flatten(), [1, 2]), {12}),
                             (mod.last, (x.flatten(), [1, 2]), {18}), (mod.total, (x,), {22}),
                             (mod.root, (x,), set())):
-        torch._dynamo.reset()
-        logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
-        try:
-            ex = torch._dynamo.explain(fn)(*args)
-        finally:
-            torch._dynamo.reset()
-        assert {r.user_stack[-1].lineno for r in ex.break_reasons} == lines, fn.__name__
+        assert break_lines(fn, *args, path=mod.__file__) == lines, fn.__name__
