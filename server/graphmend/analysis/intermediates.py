@@ -1,7 +1,7 @@
 """Tensors a traced frame computes itself (intermediates), as opposed to its inputs.
 
 Dynamo breaks on changing `requires_grad` of an intermediate, never of an input (measured on
-torch 2.13 with a counting backend; tests/test_requires_grad.py keeps the repros):
+torch 2.13 with a counting backend; tests/test_autograd_in_graph.py keeps the repros):
 - `t.requires_grad = v` on an intermediate: "setattr() on Tensor.requires_grad" (GB0206), for
   True and False alike; on an input or a parameter it traces.
 - `t.requires_grad_()` / `requires_grad_(True)` on an intermediate (`x.detach().requires_grad_()`,
