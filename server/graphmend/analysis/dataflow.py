@@ -16,6 +16,7 @@ import threading
 from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
+from graphmend.analysis.attr_types import attribute_class
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, bound_only_to, lineage
 
@@ -279,9 +280,8 @@ class Env:
         args = fi.node.args
         # a module that imports neither torch nor anything of it (monai's numpy stain normalizer):
         # `x.min()`, `x.reshape(...)` there are numpy's, no evidence of a tensor
-        self.evidence = fi.evidence if imports_torch(symbols) else frozenset()
-        self.evidence_last = fi._evidence_last
-        evidence = self.evidence | _docstring_tensors(fi.node)
+        self.evidence = fi.evidence if imports_torch(symbols) else {}  # name -> its last use's line
+        evidence = self.evidence.keys() | _docstring_tensors(fi.node)
         either = number_or_tensor(fi.node)
         all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         for a in all_args:
@@ -319,7 +319,7 @@ class Env:
         or `value` is computed from the name itself (`x = self._resize(x)`). Not sinkhorn's
         `k = topk if self.n_sortcut == 0 else self.n_sortcut`, after the tensor parameter `k`
         was read as `k.shape[1]` (realcode round 15)."""
-        if value is None or self.evidence_last.get(name, 0) > getattr(value, "end_lineno", 0):
+        if value is None or self.evidence.get(name, 0) > getattr(value, "end_lineno", 0):
             return True
         return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
 
@@ -405,9 +405,13 @@ class Env:
         if not (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self"
                 and self.cls is not None):
             return False
-        self.cls.attr_ctors  # noqa: B018 - records the read of the class' attributes
-        return any(isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == e.attr
-                   and annotation_kind(st.annotation) is Kind.TENSOR for st in self.cls.node.body)
+        ci = self.cls
+        ci.attr_ctors  # noqa: B018 - records the read of the class' attributes
+        if ci._declared_tensors is None:  # once per class (a method's walk asks for each receiver)
+            ci._declared_tensors = frozenset(
+                st.target.id for st in ci.node.body if isinstance(st, ast.AnnAssign)
+                and isinstance(st.target, ast.Name) and annotation_kind(st.annotation) is Kind.TENSOR)
+        return e.attr in ci._declared_tensors
 
     def iter_kind(self, e: ast.expr) -> Kind:
         """The kind of what iterating `e` gives when that differs from `e`'s own: the items of a
@@ -516,8 +520,6 @@ class Env:
         """`self.<attr>` holds a module a constructor was given: the parameter it stores is
         annotated with an nn.Module class (recurrent-memory-transformer's wrapper,
         `self.transformer = transformer`, `transformer: RecurrentMemoryTransformer`)."""
-        from graphmend.analysis.attr_types import attribute_class
-
         ws = self.symbols.workspace
         held = attribute_class(self.symbols, self.cls, attr) if ws is not None else None
         if held is None:

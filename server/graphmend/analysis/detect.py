@@ -796,15 +796,15 @@ class FunctionWalker:
             self.add("GM404", c, detail="torch.backends.cuda.sdp_kernel()")
             return
         if q.startswith("torch.") and q.count(".") == 1:
-            flag = next((k.value for k in c.keywords if k.arg == "requires_grad"), None)
-            if flag is not None and not (isinstance(flag, ast.Constant) and not flag.value):
+            sets, flag = requires_grad_flag(c, method=False)
+            if sets:
                 # "Attempted to use tensor creation function with requires_grad=True" (GB0225,
                 # measured on torch 2.13: in an inlined frame only; routing-transformer's
                 # `total_loss = torch.tensor(0., requires_grad=True, **to(x))`)
                 self.add("GM405", c, detail=f"creating a tensor with `requires_grad=True` (`{q}()`)",
                          gb_id="GB0225", note="breaks when this frame is inlined (a helper or a submodule's "
                                               "forward); in the compiled function's own frame Dynamo traces it",
-                         values=[(flag, True)] if not isinstance(flag, ast.Constant) else None)
+                         values=[(flag, True)] if flag is not None else None)
         if isinstance(func, ast.Attribute) and func.attr == "requires_grad_":
             sets, flag = requires_grad_flag(c)
             if sets:

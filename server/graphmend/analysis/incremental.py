@@ -250,7 +250,7 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
             sym.functions = {**old_sym.functions, old_fn.name: own_new}
     else:
         ci = replace(old_ci, node=new_cls_node, methods={}, _attr_ctors={}, _buffers=set(),
-                     _method_aliases=None, _param_stores=None)
+                     _method_aliases=None, _param_stores=None, _declared_tensors=None)
         for i, fi in enumerate(all_functions):
             if fi.cls is old_ci:
                 moved[id(fi)] = all_functions[i] = replace(fi, cls=ci)

@@ -39,12 +39,13 @@ def is_intermediate(e: ast.expr, names: frozenset[str]) -> bool:
     return computed(e) or (isinstance(e, ast.Name) and e.id in names)
 
 
-def requires_grad_flag(c: ast.Call) -> tuple[bool, Optional[ast.expr]]:
-    """Whether `t.requires_grad_(...)` may set the flag, and the argument it depends on (None: it
-    sets it whatever runs): `()` and `(True)` do, `(False)` does not."""
-    arg = c.args[0] if c.args else next((k.value for k in c.keywords if k.arg == "requires_grad"), None)
+def requires_grad_flag(c: ast.Call, method: bool = True) -> tuple[bool, Optional[ast.expr]]:
+    """Whether a call may set the flag, and the argument it depends on (None: it sets it whatever
+    runs). `method`: `t.requires_grad_(...)`, whose `()` and `(True)` do and `(False)` does not;
+    else a factory's `requires_grad=` keyword, which sets it only when given and not False."""
+    arg = c.args[0] if method and c.args else next((k.value for k in c.keywords if k.arg == "requires_grad"), None)
     if arg is None:
-        return True, None
+        return method, None
     if isinstance(arg, ast.Constant):
         return bool(arg.value), None
     return True, arg

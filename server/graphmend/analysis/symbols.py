@@ -45,8 +45,8 @@ class FunctionInfo:
     # Filled by the one traversal of the module (nested definitions excluded):
     _calls: list[ast.Call] = field(default_factory=list)
     nested: list[str] = field(default_factory=list)  # names of functions defined directly inside
-    _evidence: set[str] = field(default_factory=set)  # names used like tensors (x.view(...), x.shape)
-    _evidence_last: dict[str, int] = field(default_factory=dict)  # name -> the last line of such a use
+    # names used like tensors (x.view(...), x.shape) -> the last line of such a use
+    _evidence: dict[str, int] = field(default_factory=dict)
 
     # what comes from the body is read through these, so that `tracking()` sees it
     @property
@@ -64,7 +64,7 @@ class FunctionInfo:
         return self._calls
 
     @property
-    def evidence(self) -> set[str]:
+    def evidence(self) -> dict[str, int]:
         reads = READS.current
         if reads is not None:
             reads.add(self.qualname)
@@ -82,6 +82,7 @@ class ClassInfo:
     _buffers: set[str] = field(default_factory=set)  # register_buffer / nn.Parameter names
     _method_aliases: Optional[dict[str, list[str]]] = None  # method_aliases(), computed when first asked
     _param_stores: Optional[dict] = None  # attr_types.param_stores(), computed when first asked
+    _declared_tensors: Optional[frozenset] = None  # Env.declared_tensor, computed when first asked
 
     @property
     def attr_ctors(self) -> dict[str, str]:
@@ -113,9 +114,9 @@ def module_name_for(path: str) -> str:
     return ".".join(parts) or p.stem
 
 
-def _last_use(fi: FunctionInfo, name: str, line: int) -> None:
-    if fi._evidence_last.get(name, 0) < line:
-        fi._evidence_last[name] = line
+def _used_like_a_tensor(fi: FunctionInfo, name: str, line: int) -> None:
+    if fi._evidence.get(name, 0) < line:
+        fi._evidence[name] = line
 
 
 class Symbols:
@@ -300,20 +301,17 @@ class Symbols:
                 f = node.func
                 if fi is not None and type(f) is Attribute and type(f.value) is Name \
                         and f.attr in evidence_methods and not _str_split(node):
-                    fi._evidence.add(f.value.id)
-                    _last_use(fi, f.value.id, node.lineno)
+                    _used_like_a_tensor(fi, f.value.id, node.lineno)
             elif t is Attribute:
                 if fi is not None and type(node.value) is Name \
                         and node.attr in ("shape", "dtype", "device", "ndim"):
-                    fi._evidence.add(node.value.id)
-                    _last_use(fi, node.value.id, node.lineno)
+                    _used_like_a_tensor(fi, node.value.id, node.lineno)
             elif t is Subscript:
                 # x[:, 0], x[..., 1:]: multi-dimensional slicing is what tensors (and arrays) take
                 if fi is not None and isinstance(node.value, Name) and isinstance(node.slice, ast.Tuple) \
                         and any(isinstance(e, (ast.Slice,)) or (isinstance(e, ast.Constant) and e.value is Ellipsis)
                                 for e in node.slice.elts):
-                    fi._evidence.add(node.value.id)
-                    _last_use(fi, node.value.id, node.lineno)
+                    _used_like_a_tensor(fi, node.value.id, node.lineno)
             elif t is Name or t is ast.Constant:
                 continue  # no children
             kids = children(node)
