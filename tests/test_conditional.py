@@ -169,3 +169,135 @@ async def test_editor_severity_information_then_setting(client: LanguageClient):
     diags = await wait_for(lambda: (lambda d: d if d and {x.range.start.line + 1: x.severity for x in d}.get(11)
                                     == types.DiagnosticSeverity.Error else None)(client.diagnostics.get(uri)))
     assert {d.range.start.line + 1: d.severity for d in diags}[26] == types.DiagnosticSeverity.Warning
+
+
+EARLY_EXIT = '''import torch
+
+
+class Plan(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        if not self.training:
+            return h
+        n = int(h.sum())
+        return h * n
+
+
+class Half(torch.nn.Module):
+    def forward(self, x):
+        if x.dtype != torch.float16:
+            raise ValueError("half only")
+        else:
+            y = x + 1
+        print("half", y.shape)
+        return y * 2
+
+
+class Loop(torch.nn.Module):
+    def forward(self, xs):
+        out = xs[0]
+        for x in xs:
+            if self.training:
+                pass
+            else:
+                continue
+            out = out + x.sum().item()
+        if torch.compiler.is_compiling():
+            return out
+        print("eager only")
+        return out
+
+
+class Export(torch.nn.Module):
+    def forward(self, x):
+        y = x * 2
+        if torch.compiler.is_exporting():
+            return y
+        print("compiled, not exported")
+        return y + 1
+
+
+class Mask(torch.nn.Module):
+    def forward(self, x, mask):
+        y = x * 2
+        if mask.dtype not in (torch.float32, torch.uint8, torch.bool):
+            raise TypeError("mask dtype")
+        if mask.dtype == torch.uint8:
+            print("uint8 masks are deprecated")
+            mask = mask.bool()
+        return y.masked_fill(mask, 0.0)
+
+
+class Reference(torch.nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+
+    def forward(self, x):
+        y = x * 2
+        if self.config.reference_compile is False:
+            return y
+        print("reference")
+        return y + 1
+'''
+
+
+def test_an_early_exit_makes_the_rest_of_its_block_conditional(tmp_path):
+    """After `if not self.training: return h` (a `raise`, a `continue`, an `else` that leaves)
+    the rest of the block runs only on the other side of the test: its breaks say so, and Dynamo
+    breaks there exactly under that condition. Not after a compile-time test: what follows
+    `if is_compiling(): return` is never traced, a condition on nothing the run can change."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    import torch
+    from test_callers import break_lines, logged_break_lines
+
+    path = tmp_path / "early_exit.py"
+    path.write_text(EARLY_EXIT)
+    spec = importlib.util.spec_from_file_location("early_exit", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    lines = EARLY_EXIT.splitlines()
+    line = {text: i for i, text in enumerate(lines, 1)}
+    at = {lines[f.span.start.line - 1].strip(): f
+          for f in analyze_source(EARLY_EXIT, settings=Settings(scope="module")).findings}
+    want = {"n = int(h.sum())": "the module is training",
+            'print("half", y.shape)': "x is float16",
+            "out = out + x.sum().item()": "the module is training"}
+    for stmt, cond in want.items():
+        f = at[stmt]
+        assert f.condition is not None and f.condition.text == cond, (stmt, f.condition)
+        assert severity(f) == "information"
+    assert 'print("eager only")' not in at  # never traced: no finding, conditional or not
+    # `is_exporting()` is True under torch.export only: under torch.compile the rest is traced
+    assert at['print("compiled, not exported")'].condition is None
+    # two dtype tests on one path: the dtypes both allow
+    assert at['print("uint8 masks are deprecated")'].condition.text == "mask is uint8"
+    assert at['print("uint8 masks are deprecated")'].condition.dtypes == ("uint8",)
+    assert at['print("reference")'].condition.text == "`self.config.reference_compile is not False`"
+
+    torch.manual_seed(0)
+    plan, x = mod.Plan(), torch.randn(2, 4)
+    assert break_lines(plan.train(), x, path=str(path)) == {line["        n = int(h.sum())"]}
+    assert break_lines(plan.eval(), x, path=str(path)) == set()
+    half = mod.Half()
+    assert break_lines(half, x.half(), path=str(path)) == {line['        print("half", y.shape)']}
+    with pytest.raises(ValueError, match="half only"):
+        half(x)
+    assert break_lines(mod.Export(), x, path=str(path)) == {line['        print("compiled, not exported")']}
+    masked = mod.Mask()
+    warned = line['            print("uint8 masks are deprecated")']
+    assert break_lines(masked, x, torch.zeros(2, 4, dtype=torch.uint8), path=str(path)) == {warned}
+    assert break_lines(masked, x, torch.zeros(2, 4, dtype=torch.bool), path=str(path)) == set()
+    ref = line['        print("reference")']
+    assert break_lines(mod.Reference(SimpleNamespace(reference_compile=None)), x, path=str(path)) == {ref}
+    assert break_lines(mod.Reference(SimpleNamespace(reference_compile=False)), x, path=str(path)) == set()
+    loop, xs = mod.Loop(), [torch.randn(3), torch.randn(3)]
+    assert logged_break_lines(loop.eval(), xs, path=str(path)) == set()
+    # a break in a loop: Dynamo skips the frame after it, and explain() does not see it
+    assert logged_break_lines(loop.train(), xs, path=str(path)) == {line["            out = out + x.sum().item()"]}

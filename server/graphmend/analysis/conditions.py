@@ -263,13 +263,20 @@ def name_condition(conjuncts: list[tuple[ast.expr, bool]], qualify,
             _atoms(e, pol, value_atoms)
     named_values = {id(e) for e, _ in value_atoms}
     atoms += [(e, pol) for e, pol in value_atoms if all(e is not a for a, _ in atoms)]
-    texts, kinds, dtypes, not_dtypes, training = [], [], set(), set(), None
+    texts, kinds, training = [], [], None
+    # per subject: [its place in texts, the dtypes it may have (None: any), those it may not]
+    subjects: dict[str, list] = {}
     for e, pol in atoms:
         d = _dtype_test(e, pol, qualify)
         if d is not None:
             subject, names, positive = d
-            (dtypes if positive else not_dtypes).update(names)
-            texts.append(f"{subject} is {'' if positive else 'not '}{' or '.join(names)}")
+            held = subjects.setdefault(subject, [len(texts), None, []])
+            if held[0] == len(texts):
+                texts.append("")  # written below, once every test of the subject is known
+            if positive:  # two tests on one path: both hold (`not in (f32, f64, u8)`, then `== u8`)
+                held[1] = list(names) if held[1] is None else [n for n in held[1] if n in names]
+            else:
+                held[2] += [n for n in names if n not in held[2]]
             kinds.append("dtype")
             continue
         if _is_self_attr(e, "training"):
@@ -283,12 +290,21 @@ def name_condition(conjuncts: list[tuple[ast.expr, bool]], qualify,
             continue
         if _is_config(e):
             texts.append(f"`{ast.unparse(e)}` is {'true' if pol else 'false'}" if not isinstance(e, ast.Compare)
-                         else f"{'' if pol else 'not '}`{ast.unparse(e)}`")
+                         else _compare_text(e, pol))
             kinds.append("config")
             continue
         if id(e) in named_values:
             texts.append(_value_text(e, pol))
             kinds.append("value")
+    dtypes, not_dtypes = set(), set()
+    for subject, (at, may, may_not) in subjects.items():
+        if may is not None:
+            may = [n for n in may if n not in may_not]
+            dtypes.update(may)
+            texts[at] = f"{subject} is {' or '.join(may) or 'of no dtype'}"
+        else:
+            not_dtypes.update(may_not)
+            texts[at] = f"{subject} is not {' or '.join(may_not)}"
     if not texts:
         return None
     seen = []
@@ -297,6 +313,20 @@ def name_condition(conjuncts: list[tuple[ast.expr, bool]], qualify,
             seen.append(t)
     return Condition(" and ".join(seen), tuple(dict.fromkeys(kinds)), tuple(sorted(dtypes)),
                      tuple(sorted(not_dtypes)), training)
+
+
+NEGATED_OPS = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn,
+               ast.NotIn: ast.In}
+
+
+def _compare_text(e: ast.Compare, pol: bool) -> str:
+    """`a is None`, or when the test is false: `a is not None` (`!=` for `==`, `not in` for
+    `in`), else not `a < b` (an order comparison is not negated: nan compares false both ways)."""
+    if pol:
+        return f"`{ast.unparse(e)}`"
+    if len(e.ops) == 1 and type(e.ops[0]) in NEGATED_OPS:
+        return f"`{ast.unparse(ast.Compare(e.left, [NEGATED_OPS[type(e.ops[0])]()], e.comparators))}`"
+    return f"not `{ast.unparse(e)}`"
 
 
 def _value_text(e: ast.expr, pol: bool) -> str:

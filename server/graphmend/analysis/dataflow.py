@@ -84,10 +84,10 @@ TENSOR_ANNOTATIONS = ("Tensor", "FloatTensor", "LongTensor", "BoolTensor", "Byte
 NUMPY_ANNOTATIONS = ("ndarray", "NDArray", "ArrayLike")
 STATIC_ANNOTATIONS = ("int", "float", "bool", "str", "bytes", "dict", "Config", "dtype", "device",
                       "Size")
-# Functions that are True while Dynamo traces / False while it traces.
-COMPILING_TRUE = ("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling",
-                  "is_exporting", "is_tracing_by_dynamo")
-COMPILING_FALSE = ("is_scripting",)
+# Functions that are True while Dynamo traces / False while it traces. `is_exporting()` is True
+# under torch.export only: False under torch.compile (measured, tests/test_conditional.py).
+COMPILING_TRUE = ("is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling", "is_tracing_by_dynamo")
+COMPILING_FALSE = ("is_scripting", "is_exporting")
 
 
 CONTAINER_HEADS = ("tuple", "list", "dict", "set", "sequence", "iterable", "mapping", "iterator",

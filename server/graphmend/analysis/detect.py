@@ -256,10 +256,29 @@ class FunctionWalker:
     # --- statements --------------------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> None:
         self._blocks.append(id(body))
+        depth = len(self.path)
         for stmt in body:
             self.stmt(stmt)
             self.track_numpy(stmt)
+            if isinstance(stmt, ast.If) and self.exit_test(stmt):
+                break  # the rest is never traced
+        del self.path[depth:]
         self._blocks.pop()
+
+    def exit_test(self, s: ast.If) -> bool:
+        """After `if not self.training: return h` (or a `raise`, `continue`, `break`, or an `else`
+        that leaves), the rest of the block runs only where the test took the other side: that
+        side joins the path, so a site there says what it breaks under ("when the module is
+        training"). After a compile-time test whose traced side leaves (`if is_compiling():
+        return out`), the rest is never traced: True."""
+        body_exits, else_exits = always_exits(s.body), always_exits(s.orelse)
+        if body_exits == else_exits:
+            return False
+        guard = compiling_guard(s.test, self.symbols, self.env.kind, self.guard_names)
+        if guard is not None:
+            return guard if body_exits else not guard
+        self.path.append((s.test, else_exits))
+        return False
 
     def flow_mask(self, s: ast.stmt) -> None:
         """Keep `_flow_masks` as of after `s` (a name rebound to anything else is no mask)."""
@@ -1266,6 +1285,17 @@ def _item_kind(k: Kind) -> Kind:
     """What iterating a value of kind `k` gives: a tensor's rows are tensors, a static value's
     items static, anything else unknown (a Python value read from a tensor is iterated in Python)."""
     return k if k in (Kind.TENSOR, Kind.STATIC) else Kind.UNKNOWN
+
+
+def always_exits(body: list[ast.stmt]) -> bool:
+    """The block never runs on to the statement after it: it ends in `return`, `raise`,
+    `continue` or `break`, or in an `if` both sides of which do."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return True
+    return isinstance(last, ast.If) and always_exits(last.body) and always_exits(last.orelse)
 
 
 def _is_tensor_test(name: str) -> ast.expr:
