@@ -36,6 +36,9 @@ REQUIREMENTS = [
     # round 16
     "egnn-pytorch==0.2.8", "en-transformer==1.6.6", "compressive-transformer-pytorch==0.4.0",
     "torchcrf==1.1.0", "recurrent-memory-transformer-pytorch==0.7.0", "freia==0.2",
+    # round 17
+    "kmeans-pytorch==0.3", "flowtorch==0.8", "h-transformer-1d==0.1.9", "mega-pytorch==0.1.0",
+    "mlm-pytorch==0.1.0", "charformer-pytorch==0.0.4",
 ]
 
 
@@ -2445,6 +2448,164 @@ def _freia_iresnet_step():
         {"x": torch.randn(4, 6, generator=g)}
 
 
+# --------------------------------------------------------------------------------------------------
+# round 17
+
+
+def _blobs(g, n=10):
+    """Three well-separated 2-D blobs of n points each."""
+    import torch
+
+    centres = torch.tensor([[4.0, 0.0], [-4.0, 0.0], [0.0, 4.0]])
+    return torch.cat([torch.randn(n, 2, generator=g) + c for c in centres])
+
+
+def _kmeans_fit():
+    """kmeans-pytorch's `kmeans` (euclidean, 3 clusters, tol 1e-4: initial centres drawn with
+    `np.random.choice`, a `while True` loop whose exit tests the centre shift, the `nonzero` of each
+    cluster, a tqdm meter, a `print`) on three blobs of 10 points, then `kmeans_predict` (cosine) of 5
+    new points, in a user function that seeds numpy first."""
+    import torch
+
+    def fit_predict(x, y):
+        import numpy as np
+        from kmeans_pytorch import kmeans, kmeans_predict
+
+        np.random.seed(0)
+        ids, centres = kmeans(x, num_clusters=3, distance="euclidean", tol=1e-4)
+        return ids, centres, kmeans_predict(y, centres, distance="cosine")
+    g = torch.Generator().manual_seed(1)
+    return {"num_clusters": 3, "fit": "euclidean", "predict": "cosine", "tol": 1e-4}, fit_predict, \
+        {"x": _blobs(g), "y": torch.randn(5, 2, generator=g)}
+
+
+def _flowtorch_flow():
+    """flowtorch's Flow (a standard-normal base on 3 dims, an AffineAutoregressive bijector whose MADE
+    parameters are built lazily, BijectiveTensor outputs carrying their parents): `log_prob` of 5
+    points and a seeded `rsample` of 4, in a user function."""
+    import torch
+    import flowtorch.bijectors as bij
+    import flowtorch.distributions as fdist
+
+    torch.manual_seed(0)
+    base = torch.distributions.Independent(torch.distributions.Normal(torch.zeros(3), torch.ones(3)), 1)
+    flow = fdist.Flow(base, bij.AffineAutoregressive())
+
+    def log_prob_and_sample(x):
+        lp = flow.log_prob(x)
+        torch.manual_seed(3)
+        return lp, flow.rsample((4,))
+    g = torch.Generator().manual_seed(1)
+    return {"event_shape": 3, "bijector": "AffineAutoregressive (MADE)"}, log_prob_and_sample, \
+        {"x": torch.randn(5, 3, generator=g)}
+
+
+def _htransformer_generate():
+    """h-transformer-1d's AutoregressiveWrapper around an HTransformer1D (64 tokens, dim 32, depth 2,
+    2 heads of 16, block 4, causal hierarchical attention padded to a power of 2): `generate` of 4
+    tokens from a 10-token prompt with an eos token, top-k keeping one logit, in a user function."""
+    import torch
+    from h_transformer_1d import HTransformer1D
+    from h_transformer_1d.autoregressive_wrapper import AutoregressiveWrapper
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, depth=2, max_seq_len=32, heads=2, dim_head=16, block_size=4, causal=True)
+    model = AutoregressiveWrapper(HTransformer1D(**cfg)).eval()
+
+    def generate(prompt):
+        return model.generate(prompt, 4, eos_token=63, filter_thres=0.984)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "generate": "4 tokens, top-1, eos 63"}, generate, \
+        {"prompt": torch.randint(0, 63, (2, 10), generator=g)}
+
+
+def _htransformer_lm():
+    """HTransformer1D (64 tokens, dim 32, depth 2, 2 heads of 16, block 4, non-causal, rotary
+    embeddings, token shifting, max 64), eval forward on 2 sequences of 30 tokens (padded to 32) with
+    a padding mask whose second row ends 6 tokens early (masked coarsening)."""
+    import torch
+    from h_transformer_1d import HTransformer1D
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=32, depth=2, max_seq_len=64, heads=2, dim_head=16, block_size=4, causal=False,
+               shift_tokens=True)
+    model = HTransformer1D(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 30, dtype=torch.bool)
+    mask[1, 24:] = False
+    return cfg, model, {"x": torch.randint(0, 64, (2, 30), generator=g), "mask": mask}
+
+
+def _mega_lm():
+    """mega-pytorch's Mega (64 tokens, dim 16, depth 2, 4 EMA heads, causal, Laplacian attention; the
+    multi-headed EMA as an FFT convolution sized with scipy's `next_fast_len`), eval forward on 2
+    sequences of 12 tokens."""
+    import torch
+    from mega_pytorch import Mega
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=16, depth=2, ema_heads=4, attn_dim_qk=8, attn_dim_value=32,
+               laplacian_attn_fn=True)
+    model = Mega(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"x": torch.randint(0, 64, (2, 12), generator=g)}
+
+
+class _TinyEncoder:
+    """A user's small token encoder for the MLM wrapper: embedding, one post-norm TransformerEncoderLayer
+    (no dropout), output projection (built lazily: torch is imported in the child only)."""
+
+    @staticmethod
+    def build(num_tokens, dim):
+        import torch
+
+        class Encoder(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = torch.nn.Embedding(num_tokens, dim)
+                self.layer = torch.nn.TransformerEncoderLayer(dim, 2, 2 * dim, dropout=0.0, batch_first=True)
+                self.out = torch.nn.Linear(dim, num_tokens)
+
+            def forward(self, x):
+                return self.out(self.layer(self.emb(x)))
+        return Encoder()
+
+
+def _mlm_train():
+    """mlm-pytorch's MLM around a user's small encoder (32 tokens, dim 16): masking 15% of the
+    non-special tokens by a random top-k, random-token replacement 10%, [mask] replacement 90%; a
+    training step (the masked cross entropy, backward, SGD) seeded in the user's loss."""
+    import torch
+    from mlm_pytorch import MLM
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=32, mask_prob=0.15, replace_prob=0.9, random_token_prob=0.1, mask_token_id=2,
+               pad_token_id=0, mask_ignore_token_ids=[1])
+    model = MLM(_TinyEncoder.build(32, 16), **cfg)
+
+    def loss_fn(m, x):
+        torch.manual_seed(3)
+        return m(x)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "dim": 16}, _TrainStep(model, loss_fn), {"x": torch.randint(3, 32, (2, 16), generator=g)}
+
+
+def _charformer_gbst():
+    """charformer-pytorch's GBST (gradient-based subword tokenization: 64 byte tokens, dim 16, block
+    sizes 1 to 4 with mean pooling, score consensus attention, downsampling by 4), eval forward on 2
+    sequences of 14 bytes with a padding mask whose second row ends 4 bytes early."""
+    import torch
+    from charformer_pytorch import GBST
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=16, max_block_size=4, downsample_factor=4, score_consensus_attn=True)
+    model = GBST(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 14, dtype=torch.bool)
+    mask[1, 10:] = False
+    return cfg, model, {"x": torch.randint(0, 64, (2, 14), generator=g), "mask": mask}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 _KAN_FILES = ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"]
@@ -2726,4 +2887,26 @@ ENTRIES = {e.name: e for e in [
     Entry("freia-iresnet-step", "FrEIA", "freia==0.2",
           "ActNorm and IResNetLayer (Lipschitz correction, autograd.grad log-det): NLL and reverse in a user step",
           _freia_iresnet_step, ["FrEIA/framework/sequence_inn.py", "FrEIA/modules"], grad=True, scope="module"),
+    # round 17
+    Entry("kmeans-fit", "kmeans_pytorch", "kmeans-pytorch==0.3",
+          "kmeans (euclidean, numpy-drawn initial centres, loop to tolerance) and kmeans_predict in a user function",
+          _kmeans_fit, ["kmeans_pytorch"], scope="module"),
+    Entry("flowtorch-flow", "flowtorch", "flowtorch==0.8",
+          "Flow(AffineAutoregressive): log_prob and a seeded rsample in a user function", _flowtorch_flow,
+          ["flowtorch/distributions", "flowtorch/bijectors", "flowtorch/parameters", "flowtorch/nn",
+           "flowtorch/ops", "flowtorch/lazy.py"], scope="module"),
+    Entry("htransformer-generate", "h_transformer_1d", "h-transformer-1d==0.1.9",
+          "AutoregressiveWrapper(HTransformer1D, causal).generate with an eos token in a user function",
+          _htransformer_generate, ["h_transformer_1d"], scope="module"),
+    Entry("htransformer-lm", "h_transformer_1d", "h-transformer-1d==0.1.9",
+          "HTransformer1D (non-causal, token shift, padding mask), eval forward", _htransformer_lm, ["h_transformer_1d"]),
+    Entry("mega-lm", "mega_pytorch", "mega-pytorch==0.1.0",
+          "Mega (multi-headed EMA by FFT convolution, Laplacian attention), eval forward", _mega_lm,
+          ["mega_pytorch"]),
+    Entry("mlm-train", "mlm_pytorch", "mlm-pytorch==0.1.0",
+          "MLM (random top-k masking, random-token replacement) around a user's encoder: a training step (SGD)",
+          _mlm_train, ["mlm_pytorch"], grad=True, training=True),
+    Entry("charformer-gbst", "charformer_pytorch", "charformer-pytorch==0.0.4",
+          "GBST (block scores, consensus attention, downsampling, padding mask), eval forward", _charformer_gbst,
+          ["charformer_pytorch"]),
 ]}

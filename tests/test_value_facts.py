@@ -738,3 +738,61 @@ def test_a_list_indexed_or_sliced_by_a_tensor(tmp_path):
     lens = torch.tensor([4, 3])
     assert logged_break_lines(mod.best_last, score, lens, torch.randn(5), 0, path=mod.__file__) == {8}
     assert logged_break_lines(mod.path_sum, score, lens, torch.randn(2, 5), 0, path=mod.__file__) == {15}
+
+
+TENSOR_SUBCLASS = """\
+from typing import Optional
+
+import torch
+
+
+class Tagged(torch.Tensor):
+    def from_inverse(self) -> bool:
+        return getattr(self, "_mode", None) == "inverse"
+
+    def check_context(self, context) -> bool:
+        return getattr(self, "_context", None) is context
+
+
+class Bijector(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 3)
+
+    def _check_x(self, x: torch.Tensor, context: Optional[torch.Tensor]) -> bool:
+        return (
+            isinstance(x, Tagged)
+            and x.from_inverse()
+            and x.check_context(context)
+        )
+
+    def forward(self, x: torch.Tensor, context: Optional[torch.Tensor] = None) -> torch.Tensor:
+        if self._check_x(x, context):
+            return x
+        ladj = None
+        if isinstance(x, Tagged) and x.from_inverse() and x.check_context(context):
+            ladj = x.sum()
+        y = self.lin(x)
+        if y.abs().sum() > 0:
+            y = y * 2
+        if ladj is None:
+            return y
+        return y + ladj
+"""
+
+
+def test_a_method_a_tensor_subclass_defines_is_no_tensor_op(tmp_path):
+    """flowtorch (realcode round 17): `isinstance(x, BijectiveTensor) and x.from_inverse() and
+    x.check_context(context)` calls methods the subclass defines, which give Python bools; a call
+    on a tensor by a name torch.Tensor (or numpy.ndarray) does not have is not taken for a tensor.
+    Dynamo breaks at neither, for a plain tensor or the subclass; a Tensor method's result still
+    is a tensor (`y.abs().sum() > 0` breaks, and is found)."""
+    found = analyze_source(TENSOR_SUBCLASS, str(tmp_path / "bij.py")).findings
+    assert sites(found) == {("GM201", 33)}
+    mod = load_module(TENSOR_SUBCLASS, tmp_path, "bij_run")
+    m, x = mod.Bijector(), torch.randn(2, 3)
+    assert break_lines(m, x, path=mod.__file__) == {33}
+    for mode in ("forward", "inverse"):  # the conditions false, then true (returned at once)
+        tagged = x.as_subclass(mod.Tagged)
+        tagged._mode, tagged._context = mode, None
+        assert break_lines(m, tagged, path=mod.__file__) == ({33} if mode == "forward" else set())

@@ -11,14 +11,28 @@ from __future__ import annotations
 
 import ast
 import enum
+import functools
+import json
 import re
 import threading
+from pathlib import Path
 from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.attr_types import attribute_class
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, bound_only_to, lineage
+
+
+_TENSOR_ATTRS_FILE = Path(__file__).resolve().parent.parent / "data" / "tensor_attrs.json"
+
+
+@functools.lru_cache(maxsize=1)
+def tensor_attr_names() -> frozenset:
+    """The attribute names of torch.Tensor and numpy.ndarray (``data/tensor_attrs.json``, from
+    ``dir()`` of torch 2.13 and numpy 2.4): what a method call on a tensor can name without a
+    subclass defining it."""
+    return frozenset(json.loads(_TENSOR_ATTRS_FILE.read_text(encoding="utf-8"))["names"])
 
 
 class Kind(enum.IntEnum):
@@ -638,6 +652,10 @@ class Env:
                     return Kind.STATIC
                 if func.attr in SCALAR_METHODS:
                     return Kind.DATA
+                if func.attr not in tensor_attr_names():
+                    # a method a tensor subclass defines (flowtorch's `x.from_inverse()` on a
+                    # BijectiveTensor, a Python bool: realcode round 17), or no tensor at all
+                    return Kind.UNKNOWN
                 return Kind.TENSOR
             if base is Kind.STATIC and not (isinstance(func.value, ast.Name) and func.value.id == "self"):
                 args = [self.kind(a) for a in e.args] + [self.kind(k.value) for k in e.keywords]
