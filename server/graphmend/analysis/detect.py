@@ -13,6 +13,7 @@ from typing import Optional
 from graphmend.analysis.astwalk import preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
+from graphmend.analysis.numpy_attrs import class_attr_is_array
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.intermediates import computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
@@ -166,6 +167,7 @@ class FunctionWalker:
         self._numpy_names: set[str] = set()  # names last bound to a numpy array (track_numpy)
         self._numpy_nodes: set[int] = set()  # id() of loads of a comprehension's target over one
         self._shadowed: set[int] = set()  # id() of loads of any other comprehension target
+        self._narrowed: dict[str, str] = {}  # name -> class, in the body of `if isinstance(name, C):`
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
         self.path: list[tuple[ast.expr, bool]] = []  # (test, truth) of the ifs around the statement
         self.guard_names: dict[str, bool] = {}  # locals bound to a compile-time test, by value under Dynamo
@@ -461,7 +463,12 @@ class FunctionWalker:
             # `if isinstance(mean, (int, float)):` a Python number in the body (kornia's gaussian:
             # `float(mean)` there is no read of a tensor; Dynamo does not trace the body for one)
             self.env.kinds[name] = Kind.STATIC
+        narrowed_before = self._narrowed
+        narrowed = _isinstance_classes(s.test, self.symbols)
+        if narrowed:
+            self._narrowed = {**narrowed_before, **narrowed}
         self.block(s.body)
+        self._narrowed = narrowed_before
         self.path[-1] = (s.test, False)
         after_body, facts_body = self.env.kinds, self.facts
         self.env.kinds, self.facts = dict(before), facts_before.copy()
@@ -912,6 +919,11 @@ class FunctionWalker:
             e = e.value
         if isinstance(e, ast.Call):
             return (self.env.qualify(e.func) or "") in NUMPY_ARRAY_FUNCS
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id in self._narrowed \
+                and id(e.value) not in self._shadowed and id(e.value) not in self._numpy_nodes:
+            # `space.nvec` in `if isinstance(space, MultiDiscrete):` (analysis/numpy_attrs.py)
+            return class_attr_is_array(self.symbols.workspace, self._narrowed[e.value.id], e.attr,
+                                       NUMPY_ARRAY_FUNCS)
         if isinstance(e, ast.BinOp) and not isinstance(e.op, (ast.Mod, ast.MatMult)):
             return self.numpy_value(e.left) or self.numpy_value(e.right)  # `s + 1`: numpy's too
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
@@ -956,6 +968,10 @@ class FunctionWalker:
         """After statement `s`: the names it bound to a numpy array (`c = np.cumsum(...)`,
         `out = np.asarray(...).T`, `row = out[0]`) are numpy values until rebound (deepxde's
         `bcs_start = list(map(int, bcs_start))` reads the array the line before bound)."""
+        if self._narrowed:
+            bound = _bound_names(s)
+            if bound & self._narrowed.keys():
+                self._narrowed = {k: v for k, v in self._narrowed.items() if k not in bound}
         v = s.value if isinstance(s, ast.Assign) else None
         made = v is not None and (
             (isinstance(v, ast.Call) and getattr(v.func, "attr", getattr(v.func, "id", None)) in _NUMPY_ARRAY_NAMES
@@ -1255,6 +1271,23 @@ def _none_tests(test: ast.expr) -> tuple[list[tuple[str, bool]], list[tuple[str,
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [x for x in map(one, test.values) if x is not None], []
     return [], []
+
+
+def _isinstance_classes(test: ast.expr, symbols: Symbols) -> dict[str, str]:
+    """Names `test` proves instances of one class (by its dotted name) when true:
+    `isinstance(x, C)`, and each side of an `and`. Not a tuple of classes, not torch's."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        out: dict[str, str] = {}
+        for v in test.values:
+            out.update(_isinstance_classes(v, symbols))
+        return out
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+            and len(test.args) == 2 and not test.keywords and isinstance(test.args[0], ast.Name) \
+            and isinstance(test.args[1], (ast.Name, ast.Attribute)):
+        q = symbols.qualify(test.args[1]) or ""
+        if "." in q and not q.startswith(("torch.", "builtins.", "numpy.")):
+            return {test.args[0].id: q}
+    return {}
 
 
 def _tensor_tests(test: ast.expr, symbols: Symbols) -> tuple[list[str], list[str]]:
