@@ -13,6 +13,7 @@ from typing import Optional
 from graphmend.analysis.astwalk import preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
+from graphmend.analysis.numpy_attrs import class_attr_is_array
 from graphmend.analysis.dataflow import Env, Kind, compiling_guard
 from graphmend.analysis.intermediates import computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
@@ -164,6 +165,9 @@ class FunctionWalker:
         self._local_loggers: Optional[set[str]] = None
         self._computed: Optional[frozenset[str]] = None  # intermediates.computed_names, when needed
         self._numpy_names: set[str] = set()  # names last bound to a numpy array (track_numpy)
+        self._numpy_nodes: set[int] = set()  # id() of loads of a comprehension's target over one
+        self._shadowed: set[int] = set()  # id() of loads of any other comprehension target
+        self._narrowed: dict[str, str] = {}  # name -> class, in the body of `if isinstance(name, C):`
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
         self.path: list[tuple[ast.expr, bool]] = []  # (test, truth) of the ifs around the statement
         self.guard_names: dict[str, bool] = {}  # locals bound to a compile-time test, by value under Dynamo
@@ -350,7 +354,10 @@ class FunctionWalker:
                     env.bind(t, _item_kind(env.iter_kind(a)))
             else:
                 env.bind(target, _item_kind(it))
+            item = self.numpy_item_target(s.iter, s.target)
             for _ in range(2):  # loop-carried kinds: a second pass settles most
+                if item is not None:  # each pass starts an iteration (track_numpy drops it after the loop)
+                    self._numpy_names.add(item)
                 self.block(s.body)
             self.block(s.orelse)
         elif isinstance(s, ast.While):
@@ -475,7 +482,12 @@ class FunctionWalker:
             # `if isinstance(mean, (int, float)):` a Python number in the body (kornia's gaussian:
             # `float(mean)` there is no read of a tensor; Dynamo does not trace the body for one)
             self.env.kinds[name] = Kind.STATIC
+        narrowed_before = self._narrowed
+        narrowed = _isinstance_classes(s.test, self.symbols)
+        if narrowed:
+            self._narrowed = {**narrowed_before, **narrowed}
         self.block(s.body)
+        self._narrowed = narrowed_before
         self.path[-1] = (s.test, False)
         after_body, facts_body = self.env.kinds, self.facts
         self.env.kinds, self.facts = dict(before), facts_before.copy()
@@ -656,6 +668,10 @@ class FunctionWalker:
                     before = [(w, truth) for w in b.values[:i]]
                     for n in ast.walk(v):
                         self._short_circuit[id(n)] = self._short_circuit.get(id(n), []) + before
+        if self._numpy_names or self._numpy_nodes:
+            for node in nodes:
+                if isinstance(node, _COMPREHENSIONS):
+                    self.numpy_comprehension(node)
         for node in nodes:
             if isinstance(node, ast.Call):
                 self.call(node)
@@ -877,6 +893,13 @@ class FunctionWalker:
             self.add("GM401", c, detail=f"`{q}()` of a numpy array value (Dynamo traces numpy as tensors)",
                      gb_id="GB0033")
             return
+        if q == "slice" and any(self.numpy_value(a) for a in c.args):
+            # a slice bound from a numpy array's item: Dynamo reads the (0-dim tensor) value into
+            # Python (GB0033, measured on torch 2.13; monai's dense_patch_slices builds
+            # `slice(s, s + patch_size[d])` from the rows of `np.asarray(...).T`)
+            self.add("GM401", c, detail="`slice()` bounded by a numpy array's item (Dynamo traces numpy as "
+                                        "tensors)", gb_id="GB0033")
+            return
         if q == "map" and len(c.args) == 2 and isinstance(c.args[0], ast.Name) \
                 and c.args[0].id in ("int", "float") and self.numpy_value(c.args[1]):
             self.add("GM401", c, detail=f"`map({c.args[0].id}, ...)` over a numpy array (Dynamo traces numpy "
@@ -908,21 +931,72 @@ class FunctionWalker:
                 self.add("GM403", c, detail=f"`{target.qualname}()`, a torch.compiler.disable()d function")
 
     def numpy_value(self, e: ast.expr) -> bool:
-        """`e` is (an item of) an array one of numpy's reductions or array builders made
-        (NUMPY_ARRAY_FUNCS): a call of one, or a name last bound to one (track_numpy)."""
-        while isinstance(e, ast.Subscript):
+        """`e` is (an item or the transpose of) an array one of numpy's reductions or array
+        builders made (NUMPY_ARRAY_FUNCS): a call of one, a name last bound to one (track_numpy),
+        or a comprehension's target over one (numpy_comprehension)."""
+        while isinstance(e, ast.Subscript) or (isinstance(e, ast.Attribute) and e.attr == "T"):
             e = e.value
         if isinstance(e, ast.Call):
             return (self.env.qualify(e.func) or "") in NUMPY_ARRAY_FUNCS
-        return isinstance(e, ast.Name) and e.id in self._numpy_names
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id in self._narrowed \
+                and id(e.value) not in self._shadowed and id(e.value) not in self._numpy_nodes:
+            # `space.nvec` in `if isinstance(space, MultiDiscrete):` (analysis/numpy_attrs.py)
+            return class_attr_is_array(self.symbols.workspace, self._narrowed[e.value.id], e.attr,
+                                       NUMPY_ARRAY_FUNCS)
+        if isinstance(e, ast.BinOp) and not isinstance(e.op, (ast.Mod, ast.MatMult)):
+            return self.numpy_value(e.left) or self.numpy_value(e.right)  # `s + 1`: numpy's too
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+            return self.numpy_value(e.operand)
+        return isinstance(e, ast.Name) and (id(e) in self._numpy_nodes or (
+            e.id in self._numpy_names and id(e) not in self._shadowed))
+
+    def numpy_item_target(self, iterable: ast.expr, target: ast.expr) -> Optional[str]:
+        """The name a loop over a numpy array binds to its items (rows of a 2-dim one, 0-dim
+        values of a 1-dim one: Dynamo iterates the tensor it traces): `for x in a`, the value
+        of `for i, x in enumerate(a)`; None when it binds none."""
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+                and len(iterable.args) == 1 and not iterable.keywords and isinstance(target, ast.Tuple) \
+                and len(target.elts) == 2 and "enumerate" not in self.env.locals:
+            iterable, target = iterable.args[0], target.elts[1]
+        if isinstance(target, ast.Name) and self.numpy_value(iterable):
+            return target.id
+        return None
+
+    def numpy_comprehension(self, comp: ast.expr) -> None:
+        """Mark the loads of a comprehension's targets that take a numpy array's items (monai's
+        `[tuple(slice(s, ...) for d, s in enumerate(x)) for x in out]`, `out` an array)."""
+        names: set[str] = set()
+        bound: set[str] = set()
+        for gen in comp.generators:
+            ids = _target_ids(gen.target)
+            names -= ids
+            bound |= ids
+            name = self.numpy_item_target(gen.iter, gen.target)
+            if name is not None:
+                names.add(name)
+        parts = [comp.key, comp.value] if isinstance(comp, ast.DictComp) else [comp.elt]
+        parts += [x for gen in comp.generators for x in gen.ifs] + [gen.iter for gen in comp.generators[1:]]
+        others = (bound - names) & self._numpy_names  # `[... s ... for s in range(n)]`: not the array `s`
+        for part in parts:
+            if names:
+                _mark_loads(part, names, self._numpy_nodes)
+            if others:
+                _mark_loads(part, others, self._shadowed)
 
     def track_numpy(self, s: ast.stmt) -> None:
-        """After statement `s`: the names it bound to a numpy array (`c = np.cumsum(...)`) are
-        numpy values until rebound (deepxde's `bcs_start = list(map(int, bcs_start))` reads the
-        array the line before bound)."""
-        made = isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) \
-            and getattr(s.value.func, "attr", getattr(s.value.func, "id", None)) in _NUMPY_ARRAY_NAMES \
-            and (self.env.qualify(s.value.func) or "") in NUMPY_ARRAY_FUNCS
+        """After statement `s`: the names it bound to a numpy array (`c = np.cumsum(...)`,
+        `out = np.asarray(...).T`, `row = out[0]`) are numpy values until rebound (deepxde's
+        `bcs_start = list(map(int, bcs_start))` reads the array the line before bound)."""
+        if self._narrowed:
+            bound = _bound_names(s)
+            if bound & self._narrowed.keys():
+                self._narrowed = {k: v for k, v in self._narrowed.items() if k not in bound}
+        v = s.value if isinstance(s, ast.Assign) else None
+        made = v is not None and (
+            (isinstance(v, ast.Call) and getattr(v.func, "attr", getattr(v.func, "id", None)) in _NUMPY_ARRAY_NAMES
+             and (self.env.qualify(v.func) or "") in NUMPY_ARRAY_FUNCS)
+            or (isinstance(v, (ast.Subscript, ast.Attribute)) and self.numpy_value(v)
+                and (isinstance(v, ast.Subscript) or v.attr == "T")))
         if not (made or self._numpy_names):
             return
         self._numpy_names -= _bound_names(s)
@@ -1136,6 +1210,40 @@ def _empty_tensor(e: ast.expr, qualify) -> bool:
 _EMPTY_FACTORIES = ("torch.empty", "torch.zeros", "torch.ones", "torch.rand", "torch.randn")  # in SIZE_FACTORIES
 
 
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _target_ids(t: ast.expr) -> set[str]:
+    return {n.id for n in fast_walk(t) if isinstance(n, ast.Name)}
+
+
+def _mark_loads(e: ast.AST, names: set[str], into: set[int]) -> None:
+    """Add the id() of each load of `names` in `e`, not inside a lambda or comprehension that
+    binds the name again."""
+    if isinstance(e, ast.Name):
+        if e.id in names and isinstance(e.ctx, ast.Load):
+            into.add(id(e))
+        return
+    if isinstance(e, ast.Lambda):
+        a = e.args
+        names = names - {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]}
+    elif isinstance(e, _COMPREHENSIONS):
+        _mark_loads(e.generators[0].iter, names, into)  # evaluated in the enclosing scope
+        inner = names - {n for gen in e.generators for n in _target_ids(gen.target)}
+        if inner:
+            for child in ast.iter_child_nodes(e):
+                if child is not e.generators[0]:
+                    _mark_loads(child, inner, into)
+            for child in ast.iter_child_nodes(e.generators[0]):
+                if child is not e.generators[0].iter:
+                    _mark_loads(child, inner, into)
+        return
+    if not names:
+        return
+    for child in ast.iter_child_nodes(e):
+        _mark_loads(child, names, into)
+
+
 def _bound_names(s: ast.stmt, stored_only: bool = False) -> set[str]:
     """The names a statement (re)binds: assignment targets, a loop's target, `with ... as x`
     (every name in a target, `i` of `x[i] = v` too, unless `stored_only`)."""
@@ -1182,6 +1290,23 @@ def _none_tests(test: ast.expr) -> tuple[list[tuple[str, bool]], list[tuple[str,
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [x for x in map(one, test.values) if x is not None], []
     return [], []
+
+
+def _isinstance_classes(test: ast.expr, symbols: Symbols) -> dict[str, str]:
+    """Names `test` proves instances of one class (by its dotted name) when true:
+    `isinstance(x, C)`, and each side of an `and`. Not a tuple of classes, not torch's."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        out: dict[str, str] = {}
+        for v in test.values:
+            out.update(_isinstance_classes(v, symbols))
+        return out
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+            and len(test.args) == 2 and not test.keywords and isinstance(test.args[0], ast.Name) \
+            and isinstance(test.args[1], (ast.Name, ast.Attribute)):
+        q = symbols.qualify(test.args[1]) or ""
+        if "." in q and not q.startswith(("torch.", "builtins.", "numpy.")):
+            return {test.args[0].id: q}
+    return {}
 
 
 def _tensor_tests(test: ast.expr, symbols: Symbols) -> tuple[list[str], list[str]]:

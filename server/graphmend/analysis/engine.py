@@ -19,6 +19,7 @@ from typing import Callable, Optional
 from graphmend.analysis.astwalk import parse
 from graphmend.analysis.callers import Seeded, inherited_facts, place, seeded_findings
 from graphmend.analysis.detect import FunctionWalker
+from graphmend.analysis.reexports import resolve_torch_reexports
 from graphmend.analysis.scope import FileScope, file_scope, reach
 from graphmend.analysis.symbols import Symbols, module_name_for, tracking
 from graphmend.analysis.workspace import Workspace, default_workspace
@@ -183,6 +184,8 @@ def _summarize(text: str, path: str, settings: Optional[Settings], workspace: Op
     mod = module or (module_name_for(path) if path != "<string>" else "__main__")
     sym = Symbols(tree, mod, is_package=path.endswith("__init__.py"))
     sym.workspace = ws
+    if path != "<string>":
+        resolve_torch_reexports(sym, ws)  # `from ..backend import torch` (deepxde)
     summary.symbols = sym
     summary.scope = file_scope(sym, ws, settings.scope)
     summary.lines = lines

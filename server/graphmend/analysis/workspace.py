@@ -20,6 +20,7 @@ from typing import Optional
 
 from graphmend.analysis.definitions import DefinitionsIndex
 from graphmend.filestat import stat_of
+from graphmend.analysis.reexports import resolve_torch_reexports
 from graphmend.analysis.symbols import ClassInfo, Symbols
 
 _SELF_CALL = re.compile(r"\b(?:self|cls)\.(\w+)\(")
@@ -154,6 +155,7 @@ class Workspace:
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
                 return None
             sym.workspace = self
+            resolve_torch_reexports(sym, self)
             return sym, text, f
         return self._read_module(self._sources, modname, parse, None)
 

@@ -15,6 +15,15 @@ give a static shape); a factory is GM401 only for a tensor in a size or bound pa
 `full`'s fill value), not for a name an enclosing `if isinstance(name, int)` proves a number; a
 boolean mask is GM402 when read (`x[m]`), not when assigned through (`y[m] = v`, an index_put).
 
+A numpy array is a tensor to Dynamo (it traces numpy with torch._numpy), so reading one into
+Python is GM401 (GB0033): `int()`, `float()`, `map(int, ...)` or a `slice()` bound of an array a
+numpy builder made in the frame (`np.asarray`, `np.prod`, ...), of its transpose, rows and items
+(an index, a loop or comprehension over it, arithmetic with it: monai's
+`slice(s, s + patch_size[d]) for d, s in enumerate(x)`), and of an attribute that the class an
+enclosing `isinstance()` names stores only as such an array (gymnasium's `MultiDiscrete.nvec`,
+read by stable-baselines3). Measured on torch 2.13: tests/test_numpy_items.py,
+tests/test_numpy_attrs.py.
+
 GM405 counts only a tensor the frame computed: any operator's result, even `x.float()` of a float
 tensor (measured on torch 2.13, tests/test_autograd_in_graph.py). Changing the flag of an input
 or a parameter traces, and so does `requires_grad_(False)`; a factory's `requires_grad=True`
