@@ -796,3 +796,67 @@ def test_a_method_a_tensor_subclass_defines_is_no_tensor_op(tmp_path):
         tagged = x.as_subclass(mod.Tagged)
         tagged._mode, tagged._context = mode, None
         assert break_lines(m, tagged, path=mod.__file__) == ({33} if mode == "forward" else set())
+
+
+ZERO_DIM = """\
+import torch
+
+
+def pick(x: torch.Tensor, y: torch.Tensor):
+    z = x * 2
+    return z[y.argmax()]
+
+
+def zero_where_positive(x: torch.Tensor):
+    z = x * 2
+    z[z.sum() > 0] = 0
+    return z
+
+
+def through_a_name(x: torch.Tensor, y: torch.Tensor):
+    z = x * 2
+    i = torch.argmax(y)
+    return z[:, i.long() - 1]
+
+
+def per_column(x: torch.Tensor, y: torch.Tensor):
+    z = x * 2
+    i = y.argmax(dim=0)
+    return z[:, i] + z.index_select(1, y[0].argmax().view(1))
+
+
+def rebound(x: torch.Tensor, y: torch.Tensor):
+    z = x * 2
+    i = y.argmax()
+    i = y.argmax(dim=0)
+    return z[i]
+
+
+def first_use_only(x: torch.Tensor, y: torch.Tensor, s: torch.Tensor):
+    z = x * 2
+    i = s.argmax()
+    a = z[i]
+    b = y[i]
+    return a + b
+"""
+
+
+def test_a_zero_dim_tensor_as_an_index(tmp_path):
+    """A 0-dim tensor the frame computed (a reduction with no dim, a comparison or arithmetic of
+    one with numbers, a name bound to one) used as an index, read or written, is read into Python
+    (GB0033); a reduction along a dim gives an index tensor, which is advanced indexing and
+    traces, as does a 0-dim index reshaped to 1-d. Measured on torch 2.13 (kornia's RANSAC,
+    botorch's optimizers, torchmetrics' r2 do this)."""
+    found = analyze_source(ZERO_DIM, str(tmp_path / "zd.py"), Settings(scope="module")).findings
+    want = {("GM401", 6), ("GM401", 11), ("GM401", 18), ("GM401", 37)}
+    assert sites(f for f in found if f.code == "GM401") == want
+    mod = load_module(ZERO_DIM, tmp_path, "zd_run")
+    x, y = torch.randn(3, 4), torch.randn(3, 4)
+    assert logged_break_lines(mod.pick, x, torch.randn(3), path=mod.__file__) == {6}
+    assert logged_break_lines(mod.zero_where_positive, x.abs(), path=mod.__file__) == {11}
+    assert logged_break_lines(mod.through_a_name, x, torch.randn(4), path=mod.__file__) == {18}
+    assert logged_break_lines(mod.per_column, x, y, path=mod.__file__) == set()
+    assert logged_break_lines(mod.rebound, x, y, path=mod.__file__) == set()
+    # after the break at `z[i]`, `i` is an input of the frame Dynamo resumes in: `y[i]` traces
+    v = torch.randn(3)
+    assert logged_break_lines(mod.first_use_only, v, v, v, path=mod.__file__) == {37}

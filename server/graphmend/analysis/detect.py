@@ -159,6 +159,9 @@ class FunctionWalker:
         # names bound to a boolean mask by the statement walked last that bound them, with the
         # block of that statement: `mask = (row >= 0) & (col >= 0)` after `mask = ...new_full(...)`
         self._flow_masks: dict[str, tuple[ast.expr, int]] = {}
+        # names bound to a 0-dim tensor the frame computed (`i = y.argmax()`), with the block of
+        # that binding, as `_flow_masks`
+        self._zero_dims: dict[str, int] = {}
         self._blocks: list[int] = []  # id() of the statement lists being walked, outermost first
         self._maybe_none: Optional[set[str]] = None  # maybe_none_names, when needed
         self._seen: set[int] = set()
@@ -191,6 +194,10 @@ class FunctionWalker:
         return self.sites
 
     def add(self, code: str, node: ast.AST, **kw) -> None:
+        # after a break the tensors live here are inputs of the frame Dynamo resumes in, and a 0-dim
+        # input as an index traces (measured): what is known of 0-dim names ends here (also on a
+        # loop body's second walk, where the site is known already)
+        self._zero_dims.clear()
         key = (code, id(node))
         if key in self._seen:
             return
@@ -296,6 +303,40 @@ class FunctionWalker:
                 and boolean_expr(s.value, self._known_mask):
             self._flow_masks[s.targets[0].id] = (s.value, self._blocks[-1] if self._blocks else 0)
 
+    def flow_zero_dim(self, s: ast.stmt) -> None:
+        """Keep `_zero_dims` as of after `s`."""
+        if self._zero_dims:
+            for name in _bound_names(s, stored_only=True):
+                self._zero_dims.pop(name, None)
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                and self.zero_dim(s.value):
+            self._zero_dims[s.targets[0].id] = self._blocks[-1] if self._blocks else 0
+
+    def zero_dim(self, e: ast.expr) -> bool:
+        """`e` is a 0-dim tensor the frame computes: a reduction over all elements (`y.argmax()`,
+        `t.sum()`, `torch.max(t)`: no dim), a cast or copy of one, a comparison or arithmetic of
+        one with Python numbers or another such, or a name bound to one in this flow."""
+        if isinstance(e, ast.Name):
+            block = self._zero_dims.get(e.id)
+            return block is not None and block in self._blocks
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd, ast.Invert)):
+            return self.zero_dim(e.operand)
+        if isinstance(e, (ast.BinOp, ast.Compare)):
+            sides = [e.left, e.right] if isinstance(e, ast.BinOp) else [e.left, *e.comparators]
+            return any(self.zero_dim(x) for x in sides) and all(
+                self.zero_dim(x) or self.env.kind(x) is Kind.STATIC for x in sides)
+        if not isinstance(e, ast.Call) or any(k.arg != "dtype" for k in e.keywords):
+            return False
+        func = e.func
+        if isinstance(func, ast.Attribute) and func.attr in ZERO_DIM_CASTS:
+            return self.zero_dim(func.value)
+        if isinstance(func, ast.Attribute) and func.attr in FULL_REDUCTIONS and not e.args \
+                and self.env.kind(func.value) is Kind.TENSOR and not _module_ref(func.value, self.env.qualify):
+            return True
+        q = self.env.qualify(func) or ""
+        return q.startswith("torch.") and q.count(".") == 1 and q[6:] in FULL_REDUCTIONS and len(e.args) == 1 \
+            and self.env.kind(e.args[0]) is Kind.TENSOR
+
     def _known_mask(self, e: ast.Name) -> bool:
         held = self._flow_masks.get(e.id)
         return (held is not None and held[1] in self._blocks) or (self._masks is not None and e.id in self._masks)
@@ -306,6 +347,8 @@ class FunctionWalker:
             return  # nested definitions are walked as functions of their own when reached
         if self._flow_masks or isinstance(s, ast.Assign):
             self.flow_mask(s)
+        if self._zero_dims or isinstance(s, ast.Assign):
+            self.flow_zero_dim(s)
         if self.none_splits or self.facts:
             bound = _bound_names(s)  # what the statement rebinds loses what was known of it
             if bound:
@@ -710,6 +753,13 @@ class FunctionWalker:
                     if any(self.proven_tensor(b, node) for b in index):
                         self.add("GM401", node, detail=f"a tensor as an index of the list `{node.value.id}` "
                                                        "(`Tensor.__index__`)", gb_id="GB0124")
+                if self.env.kind(node.value) is Kind.TENSOR and not any(
+                        s.code == "GM402" and s.node is node for s in self.sites[-1:]) and any(
+                        self.zero_dim(x) for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])):
+                    # a 0-dim tensor the frame computed as an index (`x[y.argmax()]`, `x[i] = v`,
+                    # `x[t.sum() > 0] = 0`): its value is read into Python (GB0033, measured on
+                    # torch 2.13; a 1-d index tensor is advanced indexing, and traces)
+                    self.add("GM401", node, detail="a 0-dim tensor as an index", gb_id="GB0033")
                 bounds = [b for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])
                           if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step) if b is not None]
                 if self.env.kind(node.value) is Kind.TENSOR and any(
@@ -1410,6 +1460,20 @@ def _item_kind(k: Kind) -> Kind:
     """What iterating a value of kind `k` gives: a tensor's rows are tensors, a static value's
     items static, anything else unknown (a Python value read from a tensor is iterated in Python)."""
     return k if k in (Kind.TENSOR, Kind.STATIC) else Kind.UNKNOWN
+
+
+# reductions over every element when called without a dim: a 0-dim tensor
+FULL_REDUCTIONS = frozenset({"argmax", "argmin", "sum", "mean", "max", "min", "prod", "amax", "amin", "any",
+                             "all", "std", "var", "median", "nansum", "nanmean", "norm", "count_nonzero"})
+# methods that keep a tensor's rank
+ZERO_DIM_CASTS = frozenset({"long", "int", "float", "double", "bool", "half", "to", "type", "clone", "detach",
+                            "contiguous"})
+
+
+def _module_ref(e: ast.expr, qualify) -> bool:
+    """`e` names a module (`torch`, `np`): `torch.max(...)` is a function, not a method."""
+    q = qualify(e) or ""
+    return isinstance(e, (ast.Name, ast.Attribute)) and q.split(".")[0] in ("torch", "numpy")
 
 
 def always_exits(body: list[ast.stmt]) -> bool:
