@@ -14,6 +14,10 @@ give a static shape); a factory is GM401 only for a tensor in a size or bound pa
 (`arange`'s start/end/step, `linspace`'s steps, `zeros`' size, not `linspace`'s start/end nor
 `full`'s fill value), not for a name an enclosing `if isinstance(name, int)` proves a number; a
 boolean mask is GM402 when read (`x[m]`), not when assigned through (`y[m] = v`, an index_put).
+A 0-dim tensor the frame computed (a reduction with no dim: `y.argmax()`, `t.sum() > 0`) as an
+index, read or assigned through, is GM401 (GB0033); an index tensor of any other rank traces, and
+so does a 0-dim one that became an input of the frame Dynamo resumes in after a break
+(tests/test_value_facts.py).
 
 A numpy array is a tensor to Dynamo (it traces numpy with torch._numpy), so reading one into
 Python is GM401 (GB0033): `int()`, `float()`, `map(int, ...)` or a `slice()` bound of an array a
