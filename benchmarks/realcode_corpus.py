@@ -2663,14 +2663,14 @@ def _soft_moe_dynamic():
 def _pkm_train():
     """product-key-memory's PKM (dim 16, 2 heads of 8, 8x8 = 64 product keys, top-4, a masked
     BatchNorm1d on the queries instead of the layer norm: `x[mask]` then `initial_x[mask] = x`,
-    EmbeddingBag values) after a user's linear layer: a training step (training mode) with an input
-    mask whose second row ends 2 tokens early, gumbel noise on the key scores and a trainable-memory
+    embedding values concatenated per head and combined by a linear layer) after a user's linear layer: a training step (training mode) with an input
+    mask whose second row ends 2 tokens early (repeated for each query row the norm sees), gumbel noise on the key scores and a trainable-memory
     mask over half the memories, seeded in the user's loss."""
     import torch
     from product_key_memory import PKM
 
     torch.manual_seed(0)
-    cfg = dict(dim=16, heads=2, num_keys=8, topk=4, dim_head=8, use_layernorm=False)
+    cfg = dict(dim=16, heads=2, num_keys=8, topk=4, dim_head=8, use_layernorm=False, concat_values_and_combine=True)
     pkm = PKM(**cfg)
 
     class Model(torch.nn.Module):
@@ -2680,7 +2680,9 @@ def _pkm_train():
 
         def forward(self, x, mask, trainable):
             h = self.inp(x)
-            return self.out(h + self.pkm(h, input_mask=mask, mem_trainable_mask=trainable,
+            # the masked batch norm sees the queries as (batch, 2 query halves, heads) rows
+            rows = mask.repeat_interleave(2 * 2, dim=0)
+            return self.out(h + self.pkm(h, input_mask=rows, mem_trainable_mask=trainable,
                                          gumbel_noise_scale=0.1)).squeeze(-1)
 
     def loss_fn(m, x, mask, trainable, y):
