@@ -41,7 +41,7 @@ REQUIREMENTS = [
     "mlm-pytorch==0.1.0", "charformer-pytorch==0.0.4",
     # round 18 (product-key-memory came in with linear-attention-transformer)
     "soft-moe-pytorch==0.1.9", "product-key-memory==0.3.0", "MEGABYTE-pytorch==0.3.6", "mixture-of-attention==0.0.25",
-    "memory-efficient-attention-pytorch==0.1.6",
+    "memory-efficient-attention-pytorch==0.1.6", "speculative-decoding==0.2.0",
 ]
 
 
@@ -2841,6 +2841,48 @@ def _mea_chunked_attention():
                          "bias": torch.randn(2, 10, 10, generator=g)}
 
 
+def _specdec_two_models():
+    """speculative-decoding's `speculative_decoding` (Leviathan et al.'s algorithm 1: a small Decoder
+    of depth 1 drafts gamma=3 tokens with kv caches, a larger Decoder of depth 2 (32 tokens, dim 16, 2
+    heads of 8) verifies them, the first rejection found by a cumsum, the caches realigned per row, a
+    `while (seq_lens < seq_len).any()` loop) to 12 tokens from a 4-token prompt for 2 rows, seeded in
+    a user function; returns the tokens and the mean acceptance."""
+    import torch
+    from speculative_decoding import Decoder, speculative_decoding
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=32, dim=16, heads=2, dim_head=8)
+    net, small = Decoder(depth=2, **cfg).eval(), Decoder(depth=1, **cfg).eval()
+
+    def decode(prompt):
+        torch.manual_seed(3)
+        return speculative_decoding(net, small, prompt, 12, gamma=3, filter_thres=0.8)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "depth": "2 (small 1)", "seq_len": 12, "gamma": 3}, decode, \
+        {"prompt": torch.randint(0, 32, (2, 4), generator=g)}
+
+
+def _specdec_prophet():
+    """speculative-decoding's ModelWithProphetWrapper (a main Decoder of depth 2 and a prophet
+    Decoder of depth 1 that drafts from the main model's cached embedding as its start token; 32
+    tokens, dim 16, 2 heads of 8) and `speculative_decoding_with_prophet_model` (gamma=2, the same
+    accept/reject and cache realignment loop) to 10 tokens from a 4-token prompt for 2 rows, seeded
+    in a user function."""
+    import torch
+    from speculative_decoding.speculative_decoding_with_prophet import (
+        Decoder, ModelWithProphetWrapper, speculative_decoding_with_prophet_model)
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=32, dim=16, heads=2, dim_head=8)
+    net = ModelWithProphetWrapper(Decoder(depth=2, **cfg), Decoder(depth=1, **cfg), prophet_train_length=4).eval()
+
+    def decode(prompt):
+        torch.manual_seed(3)
+        return speculative_decoding_with_prophet_model(net, prompt, 10, gamma=2, filter_thres=0.8)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "depth": "2 (prophet 1)", "seq_len": 10, "gamma": 2}, decode, \
+        {"prompt": torch.randint(0, 32, (2, 4), generator=g)}
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 _KAN_FILES = ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"]
@@ -3176,4 +3218,10 @@ ENTRIES = {e.name: e for e in [
     Entry("mea-chunked-attention", "memory_efficient_attention_pytorch", "memory-efficient-attention-pytorch==0.1.6",
           "Attention (memory-efficient chunked path, key mask, attention bias) in a user function",
           _mea_chunked_attention, ["memory_efficient_attention_pytorch"], scope="module"),
+    Entry("specdec-two-models", "speculative_decoding", "speculative-decoding==0.2.0",
+          "speculative_decoding (small drafter, large verifier, kv-cache realignment) in a user function",
+          _specdec_two_models, ["speculative_decoding/speculative_decoding.py"], scope="module"),
+    Entry("specdec-prophet", "speculative_decoding", "speculative-decoding==0.2.0",
+          "speculative_decoding_with_prophet_model (a prophet drafting from the main model's embedding) in a user function",
+          _specdec_prophet, ["speculative_decoding/speculative_decoding_with_prophet.py"], scope="module"),
 ]}
