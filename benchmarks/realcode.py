@@ -81,8 +81,11 @@ NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "
 #: `requires_grad=True` (in an inlined frame), GB0123 `Tensor.backward()`, GB9186
 #: `torch.autograd.grad`. Shared as well: GB0467
 #: (setattr on an unsupported type; GM405 for `requires_grad`), GB0208 (a torch.* op returning a
-#: non-tensor; GM403 for `torch.random.fork_rng`).
+#: non-tensor; GM403 for `torch.random.fork_rng`, GM404 for `torch.backends.cuda.sdp_kernel`).
 SHARED_GB = frozenset({"GB0059", "GB0007", "GB0088", "GB0467", "GB0208"})
+#: GB0208's record of `torch.backends.cuda.sdp_kernel(...)` ("example_value type:
+#: _GeneratorContextManager; ... target: <function sdp_kernel at 0x...>"), not `sdpa_kernel`
+_SDP_KERNEL = re.compile(r"target: <function sdp_kernel\b")
 #: GM403's untraceable calls (graphmend.analysis.detect.UNTRACEABLE; this copy when it cannot be
 #: imported), as Dynamo names them once a leading underscore is dropped (`_pickle.dumps`).
 _UNTRACEABLE = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.sleep", "pdb.set_trace",
@@ -208,8 +211,11 @@ def attribute(gb: str | None, text: str | None) -> str | None:
         return NAMED_GB[gb] if "NoneType" in text else None
     if gb == "GB0467":  # setattr() on an unsupported type: GM405 when what is set is requires_grad
         return NAMED_GB[gb] if "requires_grad" in text else None
-    if gb == "GB0208":  # a torch.* op returning a non-tensor: GM403 for fork_rng
-        return NAMED_GB[gb] if "fork_rng" in text else None
+    if gb == "GB0208":  # a torch.* op returning a non-tensor: GM403 for fork_rng, GM404 for the
+        # deprecated `torch.backends.cuda.sdp_kernel` context manager (bs-roformer, mixture-of-attention)
+        if "fork_rng" in text:
+            return NAMED_GB[gb]
+        return "GM404" if _SDP_KERNEL.search(text) else None
     return None
 
 

@@ -49,6 +49,12 @@ NONE_EXC = ("Observed exception\n  Explanation: Dynamo found no exception handle
 KEY_EXC = ("Observed exception\n  Explanation: Dynamo found no exception handler at the top-level compiled "
            "function when encountering an exception.\n\n  Developer debug context: raised exception "
            "KeyError('x')")
+SDP_KERNEL = ("torch.* op returned non-Tensor\n  Explanation: torch.* ops that return a non-Tensor cannot be traced "
+              "into the Dynamo FX graph output\n\n\n  Developer debug context: example_value type: "
+              "_GeneratorContextManager; op: call_function; target: <function sdp_kernel at 0x7fc607d1b880>")
+NUM_THREADS = ("torch.* op returned non-Tensor\n  Explanation: torch.* ops that return a non-Tensor cannot be traced "
+               "into the Dynamo FX graph output\n\n\n  Developer debug context: example_value type: int; op: "
+               "call_function; target: <built-in function get_num_threads>")
 NONZERO = ("Dynamic shape operator\n  Explanation: Operator `aten.nonzero.default`'s output shape depends on "
            "input Tensor data.\n\n  Developer debug context: aten.nonzero.default")
 
@@ -67,6 +73,10 @@ def test_a_shared_break_id_is_attributed_by_its_text():
     assert a("GB0007", PICKLE) == "GM403"  # GM403's untraceable calls
     assert a("GB0088", NONE_EXC) == "GM501"
     assert a("GB0088", KEY_EXC) is None
+    # GB0208: the deprecated sdp_kernel context manager is GM404's (mixture-of-attention, bs-roformer;
+    # realcode round 18), torchkbnufft's get_num_threads() no code's
+    assert a("GB0208", SDP_KERNEL) == "GM404"
+    assert a("GB0208", NUM_THREADS) is None
     # an id of one cause goes by the id; an id GraphMend has no code for is never attributed
     assert a("GB0036", NONZERO) == "GM402" and a("GB0036", "anything") == "GM402"
     assert a("GB0142", PRINT) is None and a(None, PRINT) is None
