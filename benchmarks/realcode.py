@@ -86,6 +86,9 @@ SHARED_GB = frozenset({"GB0059", "GB0007", "GB0088", "GB0467", "GB0208"})
 #: GB0208's record of `torch.backends.cuda.sdp_kernel(...)` ("example_value type:
 #: _GeneratorContextManager; ... target: <function sdp_kernel at 0x...>"), not `sdpa_kernel`
 _SDP_KERNEL = re.compile(r"target: <function sdp_kernel\b")
+#: a skipped function of tqdm's, as GB0007 / GB0008 name it ("the function `tqdm.__iter__` ...
+#: filename: `.../site-packages/tqdm/std.py`")
+_TQDM = re.compile(r"function `tqdm\.\w+`[^\n]*?[/\\]tqdm[/\\]|qualname: tqdm\.\w+.*?filename: `[^`]*[/\\]tqdm[/\\]")
 #: GM403's untraceable calls (graphmend.analysis.detect.UNTRACEABLE; this copy when it cannot be
 #: imported), as Dynamo names them once a leading underscore is dropped (`_pickle.dumps`).
 _UNTRACEABLE = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.sleep", "pdb.set_trace",
@@ -186,7 +189,11 @@ def attribute(gb: str | None, text: str | None) -> str | None:
     record kept none (an older child's log record), and then the id alone decides, as before. A
     break of an id in SHARED_GB counts only when its text names what the code covers: `print` for
     GM101 (an untraceable builtin such as `open` for GM403), `warnings.warn` for GM103 (a call of
-    GM403's list such as `pickle.dumps` for GM403), a None value (`NoneType`) for GM501."""
+    GM403's list such as `pickle.dumps` for GM403), a None value (`NoneType`) for GM501. A skipped
+    function of tqdm's (GB0007 calling `tqdm.__new__`, GB0008 inlining `tqdm.__iter__` in a `for`
+    over the bar) is GM403's progress bar; GB0008 otherwise (a variadic call) is no code's."""
+    if gb in ("GB0007", "GB0008") and text and _TQDM.search(text):
+        return "GM403"
     if gb not in NAMED_GB:
         return None
     if gb not in SHARED_GB or text is None:
