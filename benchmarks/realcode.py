@@ -81,8 +81,14 @@ NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "
 #: `requires_grad=True` (in an inlined frame), GB0123 `Tensor.backward()`, GB9186
 #: `torch.autograd.grad`. Shared as well: GB0467
 #: (setattr on an unsupported type; GM405 for `requires_grad`), GB0208 (a torch.* op returning a
-#: non-tensor; GM403 for `torch.random.fork_rng`).
+#: non-tensor; GM403 for `torch.random.fork_rng`, GM404 for `torch.backends.cuda.sdp_kernel`).
 SHARED_GB = frozenset({"GB0059", "GB0007", "GB0088", "GB0467", "GB0208"})
+#: GB0208's record of `torch.backends.cuda.sdp_kernel(...)` ("example_value type:
+#: _GeneratorContextManager; ... target: <function sdp_kernel at 0x...>"), not `sdpa_kernel`
+_SDP_KERNEL = re.compile(r"target: <function sdp_kernel\b")
+#: a skipped function of tqdm's, as GB0007 / GB0008 name it ("the function `tqdm.__iter__` ...
+#: filename: `.../site-packages/tqdm/std.py`")
+_TQDM = re.compile(r"function `tqdm\.\w+`[^\n]*?[/\\]tqdm[/\\]|qualname: tqdm\.\w+.*?filename: `[^`]*[/\\]tqdm[/\\]")
 #: GM403's untraceable calls (graphmend.analysis.detect.UNTRACEABLE; this copy when it cannot be
 #: imported), as Dynamo names them once a leading underscore is dropped (`_pickle.dumps`).
 _UNTRACEABLE = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.sleep", "pdb.set_trace",
@@ -183,7 +189,11 @@ def attribute(gb: str | None, text: str | None) -> str | None:
     record kept none (an older child's log record), and then the id alone decides, as before. A
     break of an id in SHARED_GB counts only when its text names what the code covers: `print` for
     GM101 (an untraceable builtin such as `open` for GM403), `warnings.warn` for GM103 (a call of
-    GM403's list such as `pickle.dumps` for GM403), a None value (`NoneType`) for GM501."""
+    GM403's list such as `pickle.dumps` for GM403), a None value (`NoneType`) for GM501. A skipped
+    function of tqdm's (GB0007 calling `tqdm.__new__`, GB0008 inlining `tqdm.__iter__` in a `for`
+    over the bar) is GM403's progress bar; GB0008 otherwise (a variadic call) is no code's."""
+    if gb in ("GB0007", "GB0008") and text and _TQDM.search(text):
+        return "GM403"
     if gb not in NAMED_GB:
         return None
     if gb not in SHARED_GB or text is None:
@@ -208,8 +218,11 @@ def attribute(gb: str | None, text: str | None) -> str | None:
         return NAMED_GB[gb] if "NoneType" in text else None
     if gb == "GB0467":  # setattr() on an unsupported type: GM405 when what is set is requires_grad
         return NAMED_GB[gb] if "requires_grad" in text else None
-    if gb == "GB0208":  # a torch.* op returning a non-tensor: GM403 for fork_rng
-        return NAMED_GB[gb] if "fork_rng" in text else None
+    if gb == "GB0208":  # a torch.* op returning a non-tensor: GM403 for fork_rng, GM404 for the
+        # deprecated `torch.backends.cuda.sdp_kernel` context manager (bs-roformer, mixture-of-attention)
+        if "fork_rng" in text:
+            return NAMED_GB[gb]
+        return "GM404" if _SDP_KERNEL.search(text) else None
     return None
 
 

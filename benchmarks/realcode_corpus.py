@@ -39,6 +39,9 @@ REQUIREMENTS = [
     # round 17
     "kmeans-pytorch==0.3", "flowtorch==0.8", "h-transformer-1d==0.1.9", "mega-pytorch==0.1.0",
     "mlm-pytorch==0.1.0", "charformer-pytorch==0.0.4",
+    # round 18 (product-key-memory came in with linear-attention-transformer)
+    "soft-moe-pytorch==0.1.9", "product-key-memory==0.3.0", "MEGABYTE-pytorch==0.3.6", "mixture-of-attention==0.0.25",
+    "memory-efficient-attention-pytorch==0.1.6", "speculative-decoding==0.2.0",
 ]
 
 
@@ -2606,6 +2609,280 @@ def _charformer_gbst():
     return cfg, model, {"x": torch.randint(0, 64, (2, 14), generator=g), "mask": mask}
 
 
+# --------------------------------------------------------------------------------------------------
+# round 18
+
+
+def _soft_moe_train():
+    """soft-moe-pytorch's SoftMoE (dim 16, 4 experts of 2 slots each for 8 tokens, RMS norms, an
+    `Experts` module that moves the experts it does not use to the CPU) inside a user's block
+    (residual, output projection): a training step with gumbel-noised dispatch logits and a padding
+    mask whose second row ends 3 tokens early, seeded in the user's loss."""
+    import torch
+    from soft_moe_pytorch import SoftMoE
+
+    torch.manual_seed(0)
+    cfg = dict(dim=16, seq_len=8, num_experts=4, expert_mult=2)
+    moe = SoftMoE(**cfg)
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.moe, self.out = moe, torch.nn.Linear(16, 1)
+
+        def forward(self, x, mask):
+            return self.out(x + self.moe(x, mask=mask, add_noise=True, noise_mult=0.5)).squeeze(-1)
+
+    def loss_fn(m, x, mask, y):
+        torch.manual_seed(3)
+        return torch.nn.functional.mse_loss(m(x, mask), y)
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 8, dtype=torch.bool)
+    mask[1, 5:] = False
+    return {**cfg, "add_noise": True, "noise_mult": 0.5}, _TrainStep(Block(), loss_fn), \
+        {"x": torch.randn(2, 8, 16, generator=g), "mask": mask, "y": torch.randn(2, 8, generator=g)}
+
+
+def _soft_moe_dynamic():
+    """soft-moe-pytorch's DynamicSlotsSoftMoE (dim 16, 4 experts, GEGLU experts; slot embeddings
+    projected from the mean of each group of 4 consecutive tokens), eval forward on 2 sequences of 10
+    tokens (padded to 12: `pad_to_multiple` tests `float.is_integer()`) with a padding mask whose
+    second row ends 3 tokens early."""
+    import torch
+    from soft_moe_pytorch import DynamicSlotsSoftMoE
+
+    torch.manual_seed(0)
+    cfg = dict(dim=16, num_experts=4, expert_mult=2, geglu=True)
+    model = DynamicSlotsSoftMoE(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 10, dtype=torch.bool)
+    mask[1, 7:] = False
+    return cfg, model, {"x": torch.randn(2, 10, 16, generator=g), "mask": mask}
+
+
+def _pkm_train():
+    """product-key-memory's PKM (dim 16, 2 heads of 8, 8x8 = 64 product keys, top-4, a masked
+    BatchNorm1d on the queries instead of the layer norm: `x[mask]` then `initial_x[mask] = x`,
+    embedding values concatenated per head and combined by a linear layer) after a user's linear layer: a training step (training mode) with an input
+    mask whose second row ends 2 tokens early (repeated for each query row the norm sees), gumbel noise on the key scores and a trainable-memory
+    mask over half the memories, seeded in the user's loss."""
+    import torch
+    from product_key_memory import PKM
+
+    torch.manual_seed(0)
+    cfg = dict(dim=16, heads=2, num_keys=8, topk=4, dim_head=8, use_layernorm=False, concat_values_and_combine=True)
+    pkm = PKM(**cfg)
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp, self.pkm, self.out = torch.nn.Linear(16, 16), pkm, torch.nn.Linear(16, 1)
+
+        def forward(self, x, mask, trainable):
+            h = self.inp(x)
+            # the masked batch norm sees the queries as (batch, 2 query halves, heads) rows
+            rows = mask.repeat_interleave(2 * 2, dim=0)
+            return self.out(h + self.pkm(h, input_mask=rows, mem_trainable_mask=trainable,
+                                         gumbel_noise_scale=0.1)).squeeze(-1)
+
+    def loss_fn(m, x, mask, trainable, y):
+        torch.manual_seed(3)
+        return torch.nn.functional.mse_loss(m(x, mask, trainable), y)
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 6, dtype=torch.bool)
+    mask[1, 4:] = False
+    trainable = torch.zeros(64, dtype=torch.bool)
+    trainable[::2] = True
+    return {**cfg, "gumbel_noise_scale": 0.1, "mem_trainable": "every other memory"}, _TrainStep(Model(), loss_fn), \
+        {"x": torch.randn(2, 6, 16, generator=g), "mask": mask, "trainable": trainable,
+         "y": torch.randn(2, 6, generator=g)}
+
+
+def _pkm_generate():
+    """product-key-memory's Transformer (32 tokens, dim 16, depth 2, 2 heads of 8, causal attention,
+    a PKM of 8x8 keys, top-4, in layer 1): `generate` of 4 tokens from a 5-token prompt (top-k then
+    `torch.multinomial`, under `no_grad` and its eval decorator), seeded in a user function."""
+    import contextlib
+    import io
+
+    import torch
+    from product_key_memory.transformer import Transformer
+
+    torch.manual_seed(0)
+    cfg = dict(dim=16, num_tokens=32, depth=2, seq_len=8, pkm_layers=(1,), dim_head=8, heads=2,
+               pkm_kwargs=dict(heads=2, num_keys=8, topk=4, dim_head=8))
+    with contextlib.redirect_stdout(io.StringIO()):  # its constructor prints the PKM settings
+        model = Transformer(**cfg)
+
+    def generate(prompt):
+        torch.manual_seed(3)
+        return model.generate(prompt, 4, filter_thres=0.8)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "generate": "4 tokens, top-k 0.8, multinomial"}, generate, \
+        {"prompt": torch.randint(0, 32, (2, 5), generator=g)}
+
+
+def _megabyte_generate():
+    """MEGABYTE-pytorch's MEGABYTE (64 tokens, two stages of dims 32 and 16, depth 1 each, patches of
+    4 and a global length of 4, 2 heads of 8; a beartype-checked constructor): `generate` of the
+    remaining 12 tokens after a 4-token prompt (forward on a growing, padded sequence, top-k, gumbel
+    sampling, a tqdm loop), seeded in a user function."""
+    import torch
+    from MEGABYTE_pytorch import MEGABYTE
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=(32, 16), depth=(1, 1), max_seq_len=(4, 4), dim_head=8, heads=2)
+    model = MEGABYTE(**cfg).eval()
+
+    def generate(prime):
+        torch.manual_seed(3)
+        with torch.no_grad():
+            return model.generate(prime, filter_thres=0.9)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "generate": "12 tokens, top-k 0.9, gumbel"}, generate, \
+        {"prime": torch.randint(0, 64, (2, 4), generator=g)}
+
+
+def _megabyte_train():
+    """MEGABYTE (64 tokens, two stages of dims 32 and 16, depth (2, 1), max lengths (4, 4), 2 heads of
+    8, relative position bias, absolute position embeddings): a training step on the built-in loss
+    (`return_loss=True`, pad id 0 ignored) of 2 flat sequences of 14 tokens padded to 16."""
+    import torch
+    from MEGABYTE_pytorch import MEGABYTE
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=64, dim=(32, 16), depth=(2, 1), max_seq_len=(4, 4), dim_head=8, heads=2, rel_pos=True,
+               pos_emb=True)
+    model = MEGABYTE(**cfg)
+
+    def loss_fn(m, ids):
+        return m(ids, return_loss=True)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"ids": torch.randint(1, 64, (2, 14), generator=g)}
+
+
+def _moa_forward():
+    """mixture-of-attention's MixtureOfAttention (dim 32, 2 experts, 2 heads of 8, 6 queries and 6
+    key/values routed per expert by colt5-attention's coordinate-descent router without triton, no
+    flash attention, averaged routed outputs, a learned null token for unrouted positions), eval
+    forward on 2 sequences of 16 tokens with a padding mask whose second row ends 5 tokens early."""
+    import torch
+    from mixture_of_attention import MixtureOfAttention
+
+    torch.manual_seed(0)
+    cfg = dict(dim=32, num_routed_queries=6, num_routed_key_values=6, num_experts=2, dim_head=8, heads=2,
+               use_triton=False, flash_attn=False, average_routed=True)
+    model = MixtureOfAttention(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 16, dtype=torch.bool)
+    mask[1, 11:] = False
+    return cfg, model, {"x": torch.randn(2, 16, 32, generator=g), "mask": mask}
+
+
+def _moa_autoregressive_train():
+    """mixture-of-attention's autoregressive Transformer in its AutoregressiveWrapper (32 tokens, dim
+    16, depth 1, 2 experts, 2 heads of 8, local attention windows of 4, 2 queries and 2 key/values
+    routed per window and expert, routed rotary embeddings, no triton): a training step on the
+    wrapper's next-token loss for 2 sequences of 13 tokens."""
+    import torch
+    from mixture_of_attention.autoregressive_wrapper import AutoregressiveWrapper
+    from mixture_of_attention.transformer import Transformer
+
+    torch.manual_seed(0)
+    cfg = dict(dim=16, num_tokens=32, depth=1, seq_len=16, local_attn_window_size=4, num_routed_queries=2,
+               num_routed_key_values=2, num_experts=2, dim_head=8, heads=2, use_triton=False)
+    model = AutoregressiveWrapper(Transformer(**cfg))
+
+    def loss_fn(m, x):
+        return m(x)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randint(0, 32, (2, 13), generator=g)}
+
+
+def _mea_flash_train():
+    """memory-efficient-attention-pytorch's Transformer (32 tokens, dim 16, depth 2, 2 heads of 8,
+    causal; its FlashAttention as a custom autograd Function looping over query buckets of 4 and key
+    buckets of 4, skipping fully masked causal blocks; reversible layers whose autograd Function
+    records and replays RNG states), a training step on its built-in cross entropy for 2 sequences of
+    12 tokens."""
+    import torch
+    from memory_efficient_attention_pytorch.transformer import Transformer
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=32, max_seq_len=16, dim=16, depth=2, causal=True, dim_head=8, heads=2, ff_chunks=2,
+               use_flash_attn=True, q_bucket_size=4, k_bucket_size=4)
+    model = Transformer(**cfg)
+
+    def loss_fn(m, x, labels):
+        return m(x, labels=labels)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), \
+        {"x": torch.randint(0, 32, (2, 12), generator=g), "labels": torch.randint(0, 32, (2, 12), generator=g)}
+
+
+def _mea_chunked_attention():
+    """memory-efficient-attention-pytorch's Attention (dim 16, 2 heads of 8, non-causal, the
+    memory-efficient chunked path: query buckets of 4, key buckets of 3, per-chunk summaries that are
+    checkpointed when an input needs grad) on 2 sequences of 10 tokens with a key padding mask whose
+    second row ends 3 tokens early and an additive attention bias, eval forward in a user function."""
+    import torch
+    from memory_efficient_attention_pytorch import Attention
+
+    torch.manual_seed(0)
+    cfg = dict(dim=16, heads=2, dim_head=8, memory_efficient=True, q_bucket_size=4, k_bucket_size=3)
+    attn = Attention(**cfg).eval()
+
+    def attend(x, mask, bias):
+        return attn(x, mask=mask, attn_bias=bias)
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(2, 10, dtype=torch.bool)
+    mask[1, 7:] = False
+    return cfg, attend, {"x": torch.randn(2, 10, 16, generator=g), "mask": mask,
+                         "bias": torch.randn(2, 10, 10, generator=g)}
+
+
+def _specdec_two_models():
+    """speculative-decoding's `speculative_decoding` (Leviathan et al.'s algorithm 1: a small Decoder
+    of depth 1 drafts gamma=3 tokens with kv caches, a larger Decoder of depth 2 (32 tokens, dim 16, 2
+    heads of 8) verifies them, the first rejection found by a cumsum, the caches realigned per row, a
+    `while (seq_lens < seq_len).any()` loop) to 12 tokens from a 4-token prompt for 2 rows, seeded in
+    a user function; returns the tokens and the mean acceptance."""
+    import torch
+    from speculative_decoding import Decoder, speculative_decoding
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=32, dim=16, heads=2, dim_head=8)
+    net, small = Decoder(depth=2, **cfg).eval(), Decoder(depth=1, **cfg).eval()
+
+    def decode(prompt):
+        torch.manual_seed(3)
+        return speculative_decoding(net, small, prompt, 12, gamma=3, filter_thres=0.8)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "depth": "2 (small 1)", "seq_len": 12, "gamma": 3}, decode, \
+        {"prompt": torch.randint(0, 32, (2, 4), generator=g)}
+
+
+def _specdec_prophet():
+    """speculative-decoding's ModelWithProphetWrapper (a main Decoder of depth 2 and a prophet
+    Decoder of depth 1 that drafts from the main model's cached embedding as its start token; 32
+    tokens, dim 16, 2 heads of 8) and `speculative_decoding_with_prophet_model` (gamma=2, the same
+    accept/reject and cache realignment loop) to 10 tokens from a 4-token prompt for 2 rows, seeded
+    in a user function."""
+    import torch
+    from speculative_decoding.speculative_decoding_with_prophet import (
+        Decoder, ModelWithProphetWrapper, speculative_decoding_with_prophet_model)
+
+    torch.manual_seed(0)
+    cfg = dict(num_tokens=32, dim=16, heads=2, dim_head=8)
+    net = ModelWithProphetWrapper(Decoder(depth=2, **cfg), Decoder(depth=1, **cfg), prophet_train_length=4).eval()
+
+    def decode(prompt):
+        torch.manual_seed(3)
+        return speculative_decoding_with_prophet_model(net, prompt, 10, gamma=2, filter_thres=0.8)
+    g = torch.Generator().manual_seed(1)
+    return {**cfg, "depth": "2 (prophet 1)", "seq_len": 10, "gamma": 2}, decode, \
+        {"prompt": torch.randint(0, 32, (2, 4), generator=g)}
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 _KAN_FILES = ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"]
@@ -2909,4 +3186,42 @@ ENTRIES = {e.name: e for e in [
     Entry("charformer-gbst", "charformer_pytorch", "charformer-pytorch==0.0.4",
           "GBST (block scores, consensus attention, downsampling, padding mask), eval forward", _charformer_gbst,
           ["charformer_pytorch"]),
+    # round 18
+    Entry("soft-moe-train", "soft_moe_pytorch", "soft-moe-pytorch==0.1.9",
+          "SoftMoE (noised dispatch, padding mask, experts offloaded when unused) in a user's block: a training step",
+          _soft_moe_train, ["soft_moe_pytorch/soft_moe.py"], grad=True, training=True),
+    Entry("soft-moe-dynamic", "soft_moe_pytorch", "soft-moe-pytorch==0.1.9",
+          "DynamicSlotsSoftMoE (padding to a multiple of the experts, padding mask), eval forward", _soft_moe_dynamic,
+          ["soft_moe_pytorch/soft_moe_with_dynamic_slots.py"]),
+    Entry("pkm-train", "product_key_memory", "product-key-memory==0.3.0",
+          "PKM (masked BatchNorm1d queries, gumbel noise, trainable-memory mask) in a user's model: a training step",
+          _pkm_train, ["product_key_memory"], grad=True, training=True),
+    Entry("pkm-generate", "product_key_memory", "product-key-memory==0.3.0",
+          "Transformer with a PKM layer: generate (top-k, multinomial) in a user function", _pkm_generate,
+          ["product_key_memory"], scope="module"),
+    Entry("megabyte-generate", "MEGABYTE_pytorch", "MEGABYTE-pytorch==0.3.6",
+          "MEGABYTE (two stages).generate after a prompt (top-k, gumbel, tqdm) in a user function", _megabyte_generate,
+          ["MEGABYTE_pytorch"], scope="module"),
+    Entry("megabyte-train", "MEGABYTE_pytorch", "MEGABYTE-pytorch==0.3.6",
+          "MEGABYTE (relative position bias, padded flat input): a training step on its built-in loss",
+          _megabyte_train, ["MEGABYTE_pytorch"], grad=True, training=True),
+    Entry("moa-forward", "mixture_of_attention", "mixture-of-attention==0.0.25",
+          "MixtureOfAttention (coordinate-descent routed queries and key/values, padding mask), eval forward",
+          _moa_forward, ["mixture_of_attention", "colt5_attention"], also=("colt5_attention",)),
+    Entry("moa-autoregressive-train", "mixture_of_attention", "mixture-of-attention==0.0.25",
+          "AutoregressiveWrapper(Transformer of MixtureOfAutoregressiveAttention): a training step",
+          _moa_autoregressive_train, ["mixture_of_attention", "colt5_attention", "local_attention"], grad=True,
+          training=True, also=("colt5_attention", "local_attention")),
+    Entry("mea-flash-train", "memory_efficient_attention_pytorch", "memory-efficient-attention-pytorch==0.1.6",
+          "Transformer (FlashAttention autograd Function, reversible layers, chunked feed-forward): a training step",
+          _mea_flash_train, ["memory_efficient_attention_pytorch"], grad=True, training=True),
+    Entry("mea-chunked-attention", "memory_efficient_attention_pytorch", "memory-efficient-attention-pytorch==0.1.6",
+          "Attention (memory-efficient chunked path, key mask, attention bias) in a user function",
+          _mea_chunked_attention, ["memory_efficient_attention_pytorch"], scope="module"),
+    Entry("specdec-two-models", "speculative_decoding", "speculative-decoding==0.2.0",
+          "speculative_decoding (small drafter, large verifier, kv-cache realignment) in a user function",
+          _specdec_two_models, ["speculative_decoding/speculative_decoding.py"], scope="module"),
+    Entry("specdec-prophet", "speculative_decoding", "speculative-decoding==0.2.0",
+          "speculative_decoding_with_prophet_model (a prophet drafting from the main model's embedding) in a user function",
+          _specdec_prophet, ["speculative_decoding/speculative_decoding_with_prophet.py"], scope="module"),
 ]}

@@ -49,6 +49,23 @@ NONE_EXC = ("Observed exception\n  Explanation: Dynamo found no exception handle
 KEY_EXC = ("Observed exception\n  Explanation: Dynamo found no exception handler at the top-level compiled "
            "function when encountering an exception.\n\n  Developer debug context: raised exception "
            "KeyError('x')")
+SDP_KERNEL = ("torch.* op returned non-Tensor\n  Explanation: torch.* ops that return a non-Tensor cannot be traced "
+              "into the Dynamo FX graph output\n\n\n  Developer debug context: example_value type: "
+              "_GeneratorContextManager; op: call_function; target: <function sdp_kernel at 0x7fc607d1b880>")
+NUM_THREADS = ("torch.* op returned non-Tensor\n  Explanation: torch.* ops that return a non-Tensor cannot be traced "
+               "into the Dynamo FX graph output\n\n\n  Developer debug context: example_value type: int; op: "
+               "call_function; target: <built-in function get_num_threads>")
+TQDM_NEW = ("Attempted to call function marked as skipped\n  Explanation: Dynamo developers have intentionally "
+            "marked that the function `tqdm.__new__` in file `/sp/tqdm/std.py` should not be traced.\n\n"
+            "  Developer debug context: module: tqdm.std, qualname: tqdm.__new__, skip reason: file is under "
+            "skip directory (/sp/tqdm/)")
+TQDM_ITER = ("Attempted to inline function marked as skipped\n  Explanation: Dynamo developers have intentionally "
+             "marked that the function `tqdm.__iter__` should not be traced.\n\n  Developer debug context: "
+             "qualname: tqdm.__iter__, name: __iter__, filename: `/sp/tqdm/std.py`, skip reason: file is under "
+             "skip directory (/sp/tqdm/)")
+VARIADIC = ("Attempted to inline function marked as skipped\n  Explanation: Dynamo developers have intentionally "
+            "marked that the function `step` should not be traced.\n\n  Developer debug context: qualname: "
+            "Optimizer.step, name: step, filename: `/sp/torch/optim/optimizer.py`")
 NONZERO = ("Dynamic shape operator\n  Explanation: Operator `aten.nonzero.default`'s output shape depends on "
            "input Tensor data.\n\n  Developer debug context: aten.nonzero.default")
 
@@ -67,6 +84,14 @@ def test_a_shared_break_id_is_attributed_by_its_text():
     assert a("GB0007", PICKLE) == "GM403"  # GM403's untraceable calls
     assert a("GB0088", NONE_EXC) == "GM501"
     assert a("GB0088", KEY_EXC) is None
+    # GB0208: the deprecated sdp_kernel context manager is GM404's (mixture-of-attention, bs-roformer;
+    # realcode round 18), torchkbnufft's get_num_threads() no code's
+    assert a("GB0208", SDP_KERNEL) == "GM404"
+    assert a("GB0208", NUM_THREADS) is None
+    # a tqdm bar (GM403) as a skipped call or a skipped inlined `__iter__` (MEGABYTE's generate loop,
+    # realcode round 18); GB0008 of anything else is no code's, with or without text
+    assert a("GB0007", TQDM_NEW) == "GM403" and a("GB0008", TQDM_ITER) == "GM403"
+    assert a("GB0008", VARIADIC) is None and a("GB0008", None) is None
     # an id of one cause goes by the id; an id GraphMend has no code for is never attributed
     assert a("GB0036", NONZERO) == "GM402" and a("GB0036", "anything") == "GM402"
     assert a("GB0142", PRINT) is None and a(None, PRINT) is None

@@ -860,3 +860,41 @@ def test_a_zero_dim_tensor_as_an_index(tmp_path):
     # after the break at `z[i]`, `i` is an input of the frame Dynamo resumes in: `y[i]` traces
     v = torch.randn(3)
     assert logged_break_lines(mod.first_use_only, v, v, v, path=mod.__file__) == {37}
+
+
+PAD_WIDTHS = """\
+import torch
+import torch.nn.functional as F
+
+
+def left_align(out, seq_lens):
+    out = out * 1
+    num_pad_left = out.shape[-1] - seq_lens
+    max_pad_left = num_pad_left.amax()
+    out = F.pad(out, (0, max_pad_left), value=0)
+    return out + 1
+
+
+def shape_pad(out, seq_lens):
+    out = out * 1
+    width = out.shape[-1] - 6
+    out = F.pad(out, (0, width), value=0)
+    return out + seq_lens.sum()
+
+
+c = torch.compile(left_align), torch.compile(shape_pad)
+"""
+
+
+def test_a_tensor_among_the_pad_widths(tmp_path):
+    """speculative-decoding (realcode round 18): `F.pad(out, (0, num_pad_left.amax()))` reads the
+    tensor width into Python (GB0033, GM401 at the pad); a width from `.shape` traces."""
+    found = analyze_source(PAD_WIDTHS, str(tmp_path / "pad.py")).findings
+    assert sites(found) == {("GM401", 9)}
+    # declined without suggesting capture_scalar_outputs: with it Dynamo failed on this function
+    # (PendingUnbackedSymbolNotFound, torch 2.13)
+    assert "does not help here" in found[0].decline_reason
+    mod = load_module(PAD_WIDTHS, tmp_path, "pad_run")
+    out, lens = torch.randint(0, 9, (2, 8)), torch.tensor([6, 8])
+    assert break_lines(mod.left_align, out, lens, path=mod.__file__) == {9}
+    assert break_lines(mod.shape_pad, out, lens, path=mod.__file__) == set()

@@ -87,6 +87,9 @@ SIZE_FACTORIES = {
     "torch.randint": ((0, 1, 2), ("low", "high", "size"), False),
     "torch.eye": ((0, 1), ("n", "m"), False),
     "torch.nn.functional.one_hot": ((1,), ("num_classes",), False),
+    # a tensor among the pad widths is read into Python (GB0033 "Data dependent operator", measured
+    # on torch 2.13: speculative-decoding's `F.pad(out, (0, num_pad_left.amax()))`)
+    "torch.nn.functional.pad": ((1,), ("pad",), False),
 }
 NUMBER_TYPES = frozenset({"int", "float", "bool", "complex", "numbers.Number", "numbers.Integral",
                           "numbers.Real"})

@@ -82,6 +82,14 @@ SIZED_WHY = ("a value read from a tensor sizes a tensor ({what}): the result's s
              "`torch._dynamo.config.capture_scalar_outputs = True` (a setting for the whole program, "
              "suggested, not applied)")
 
+# F.pad with a tensor width: with capture_scalar_outputs Dynamo 2.13 failed with an internal error
+# (PendingUnbackedSymbolNotFound, measured), so that setting is not suggested there
+PAD_WHY = ("a value read from a tensor sizes a tensor ({what}): the result's shape depends on tensor "
+           "values, so no fixed-shape rewrite keeps the meaning (torch.where and torch.cond both need "
+           "the shapes when tracing); keep the pad widths Python ints (from a `.shape` or a config value) "
+           "where the program allows (`capture_scalar_outputs = True` does not help here: Dynamo failed "
+           "with an internal error on torch 2.13)")
+
 
 SCALAR_ARG = "(a Python number there)"
 SCALAR_ARG_WHY = ("the operator takes its multiplier as a Python number, so Dynamo reads the tensor's value "
@@ -93,7 +101,8 @@ SCALAR_ARG_WHY = ("the operator takes its multiplier as a Python number, so Dyna
 
 def judge(site: Site, ctx, env) -> Verdict:
     if site.code == "GM401" and SIZED in (site.detail or ""):
-        return Verdict.decline(SIZED_WHY.format(what=site.detail))
+        why = PAD_WHY if "torch.nn.functional.pad()" in site.detail else SIZED_WHY
+        return Verdict.decline(why.format(what=site.detail))
     if site.code == "GM401" and SCALAR_ARG in (site.detail or ""):
         return Verdict.decline(SCALAR_ARG_WHY.format(what=site.detail.replace(" " + SCALAR_ARG, "")))
     if site.code == "GM402":
