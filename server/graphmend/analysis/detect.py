@@ -328,17 +328,22 @@ class FunctionWalker:
             sides = [e.left, e.right] if isinstance(e, ast.BinOp) else [e.left, *e.comparators]
             return any(self.zero_dim(x) for x in sides) and all(
                 self.zero_dim(x) or self.env.kind(x) is Kind.STATIC for x in sides)
-        if not isinstance(e, ast.Call) or any(k.arg != "dtype" for k in e.keywords):
+        if not isinstance(e, ast.Call):
             return False
         func = e.func
-        if isinstance(func, ast.Attribute) and func.attr in ZERO_DIM_CASTS:
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name not in FULL_REDUCTIONS and name not in ZERO_DIM_CASTS:  # most calls: nothing to look up
+            return False
+        if any(k.arg != "dtype" for k in e.keywords):
+            return False
+        if isinstance(func, ast.Attribute) and name in ZERO_DIM_CASTS:
             return self.zero_dim(func.value)
-        if isinstance(func, ast.Attribute) and func.attr in FULL_REDUCTIONS and not e.args \
-                and self.env.kind(func.value) is Kind.TENSOR and not _module_ref(func.value, self.env.qualify):
-            return True
+        if isinstance(func, ast.Attribute) and not e.args:
+            return self.env.kind(func.value) is Kind.TENSOR and not _module_ref(func.value, self.env.qualify)
+        if len(e.args) != 1 or name not in FULL_REDUCTIONS:
+            return False
         q = self.env.qualify(func) or ""
-        return q.startswith("torch.") and q.count(".") == 1 and q[6:] in FULL_REDUCTIONS and len(e.args) == 1 \
-            and self.env.kind(e.args[0]) is Kind.TENSOR
+        return q == f"torch.{name}" and self.env.kind(e.args[0]) is Kind.TENSOR
 
     def _known_mask(self, e: ast.Name) -> bool:
         held = self._flow_masks.get(e.id)
