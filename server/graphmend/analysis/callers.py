@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Optional
 from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.definitions import note_passes_nothing, passes_nothing
 from graphmend.analysis.detect import CallFact, FunctionWalker, is_disabled, is_static
-from graphmend.analysis.scope import class_of
+from graphmend.analysis.workspace import class_of
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, tracking
 from graphmend.findings import Applicability, Finding
 

@@ -22,6 +22,7 @@ from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.attr_types import attribute_class
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, bound_only_to, lineage
+from graphmend.analysis.workspace import class_of
 
 
 _TENSOR_ATTRS_FILE = Path(__file__).resolve().parent.parent / "data" / "tensor_attrs.json"
@@ -538,9 +539,7 @@ class Env:
         held = attribute_class(self.symbols, self.cls, attr) if ws is not None else None
         if held is None:
             return False
-        local = held.rsplit(".", 1)[-1]
-        found = (self.symbols, self.symbols.classes[local]) if held == f"{self.symbols.module}.{local}" \
-            and local in self.symbols.classes else ws.resolve_class(held)
+        found = class_of(held, self.symbols, ws)
         return found is not None and ws.class_is_module(*found)
 
     def kind(self, e: Optional[ast.expr]) -> Kind:  # noqa: C901 - one dispatch over node types

@@ -294,26 +294,23 @@ class FunctionWalker:
         self.path.append((s.test, else_exits))
         return False
 
-    def flow_mask(self, s: ast.stmt) -> None:
-        """Keep `_flow_masks` as of after `s` (a name rebound to anything else is no mask)."""
-        if self._flow_masks:
-            for name in _bound_names(s, stored_only=True):  # `out[mask] = v` does not rebind mask
+    def flow_bindings(self, s: ast.stmt) -> None:
+        """Keep `_flow_masks` and `_zero_dims` as of after `s`: a name rebound to anything else is
+        neither a mask nor a 0-dim tensor (`out[mask] = v` does not rebind mask)."""
+        if self._flow_masks or self._zero_dims:
+            for name in _bound_names(s, stored_only=True):
                 self._flow_masks.pop(name, None)
+                self._zero_dims.pop(name, None)
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+            return
+        name, block = s.targets[0].id, self._blocks[-1] if self._blocks else 0
         # a name in the value counts when it is a mask by this same flow, or by the function's
         # single bindings once they are known (computing those for every assignment was 2-3 s of a
         # check of transformers' models/)
-        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
-                and boolean_expr(s.value, self._known_mask):
-            self._flow_masks[s.targets[0].id] = (s.value, self._blocks[-1] if self._blocks else 0)
-
-    def flow_zero_dim(self, s: ast.stmt) -> None:
-        """Keep `_zero_dims` as of after `s`."""
-        if self._zero_dims:
-            for name in _bound_names(s, stored_only=True):
-                self._zero_dims.pop(name, None)
-        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
-                and self.zero_dim(s.value):
-            self._zero_dims[s.targets[0].id] = self._blocks[-1] if self._blocks else 0
+        if boolean_expr(s.value, self._known_mask):
+            self._flow_masks[name] = (s.value, block)
+        if self.zero_dim(s.value):
+            self._zero_dims[name] = block
 
     def zero_dim(self, e: ast.expr) -> bool:
         """`e` is a 0-dim tensor the frame computes: a reduction over all elements (`y.argmax()`,
@@ -353,10 +350,8 @@ class FunctionWalker:
         env = self.env
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return  # nested definitions are walked as functions of their own when reached
-        if self._flow_masks or isinstance(s, ast.Assign):
-            self.flow_mask(s)
-        if self._zero_dims or isinstance(s, ast.Assign):
-            self.flow_zero_dim(s)
+        if self._flow_masks or self._zero_dims or isinstance(s, ast.Assign):
+            self.flow_bindings(s)
         if self.none_splits or self.facts:
             bound = _bound_names(s)  # what the statement rebinds loses what was known of it
             if bound:
@@ -746,11 +741,13 @@ class FunctionWalker:
                 # threshold_reducer's `low_condition = losses > self.low`, then
                 # `losses[low_condition]`) is an array whatever the walk knows of it: a Python
                 # number or list ordered against a number raises (TypeError).
-                if self.env.kind(node.value) in (Kind.TENSOR, Kind.UNKNOWN) and not isinstance(node.ctx, ast.Store) and any(
-                        (self.env.kind(x) is Kind.TENSOR and (isinstance(x, ast.Compare) or self.is_mask_name(x)
-                                                              or self.is_mask_attr(x)))
-                        or self.compares_itself(node.value, x)
-                        for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])):  # `x[m]`, `x[m, :]`
+                parts = sl.elts if isinstance(sl, ast.Tuple) else [sl]  # `x[m]`, `x[m, :]`
+                value_kind = self.env.kind(node.value)
+                masked = value_kind in (Kind.TENSOR, Kind.UNKNOWN) and not isinstance(node.ctx, ast.Store) and any(
+                    (self.env.kind(x) is Kind.TENSOR and (isinstance(x, ast.Compare) or self.is_mask_name(x)
+                                                          or self.is_mask_attr(x)))
+                    or self.compares_itself(node.value, x) for x in parts)
+                if masked:
                     self.add("GM402", node, detail="boolean-mask indexing")
                 if isinstance(node.value, ast.Name) and self.env.containers.get(node.value.id) == "sequence":
                     # a Python list or tuple of tensors indexed or sliced by a tensor: the index
@@ -761,17 +758,14 @@ class FunctionWalker:
                     if any(self.proven_tensor(b, node) for b in index):
                         self.add("GM401", node, detail=f"a tensor as an index of the list `{node.value.id}` "
                                                        "(`Tensor.__index__`)", gb_id="GB0124")
-                if self.env.kind(node.value) is Kind.TENSOR and not any(
-                        s.code == "GM402" and s.node is node for s in self.sites[-1:]) and any(
-                        self.zero_dim(x) for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])):
+                if value_kind is Kind.TENSOR and not masked and any(self.zero_dim(x) for x in parts):
                     # a 0-dim tensor the frame computed as an index (`x[y.argmax()]`, `x[i] = v`,
                     # `x[t.sum() > 0] = 0`): its value is read into Python (GB0033, measured on
                     # torch 2.13; a 1-d index tensor is advanced indexing, and traces)
                     self.add("GM401", node, detail="a 0-dim tensor as an index", gb_id="GB0033")
-                bounds = [b for x in (sl.elts if isinstance(sl, ast.Tuple) else [sl])
-                          if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step) if b is not None]
-                if self.env.kind(node.value) is Kind.TENSOR and any(
-                        self.env.kind(b) is Kind.TENSOR for b in bounds):
+                bounds = [b for x in parts if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step)
+                          if b is not None]
+                if value_kind is Kind.TENSOR and any(self.env.kind(b) is Kind.TENSOR for b in bounds):
                     self.add("GM401", node, detail="slicing with tensor-valued bounds", gb_id="GB0038")
 
     def operand_truth(self, b: ast.BoolOp) -> None:

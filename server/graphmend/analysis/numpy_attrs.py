@@ -25,6 +25,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from graphmend.analysis.workspace import class_of
+
 _NEUTRAL_BASES = frozenset({"object", "builtins.object", "typing.Generic", "typing.Protocol", "abc.ABC",
                             "typing_extensions.Protocol"})
 _ARRAY_ANNOTATIONS = ("ndarray", "NDArray")
@@ -35,11 +37,10 @@ def class_attr_is_array(ws, dotted: str, attr: str, builders: frozenset) -> bool
     """Whether instances of the class `dotted` hold a numpy array in `attr` (module docstring)."""
     if ws is None:
         return False
-    cache = ws.__dict__.setdefault("_array_attrs", {})
     key = (dotted, attr)
-    if key not in cache:
-        cache[key] = _judge(ws, dotted, attr, builders)
-    return cache[key]
+    if key not in ws.array_attrs:
+        ws.array_attrs[key] = _judge(ws, dotted, attr, builders)
+    return ws.array_attrs[key]
 
 
 def _judge(ws, dotted: str, attr: str, builders: frozenset) -> bool:
@@ -64,11 +65,7 @@ def _judge(ws, dotted: str, attr: str, builders: frozenset) -> bool:
             q = sym.qualify(b) or ""
             if q in _NEUTRAL_BASES:
                 continue
-            local = q.rsplit(".", 1)[-1]
-            if q == f"{sym.module}.{local}" and local in sym.classes:
-                todo.append((sym, sym.classes[local]))
-                continue
-            base = ws.resolve_class(q) if q else None
+            base = class_of(q, sym, ws) if q else None
             if base is None:
                 return False  # a base not read: it may define the name otherwise
             todo.append(base)

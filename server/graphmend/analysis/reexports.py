@@ -124,8 +124,7 @@ def _package_binding(ws, modname: str, init: str, attr: str, depth: int,
 
 
 def _module_facts(ws, modname: str) -> Optional[dict]:
-    held = ws.__dict__.setdefault("_torch_binding_facts", {})
-    return ws._read_module(held, modname, lambda f: _read_facts(f, modname), None)
+    return ws._read_module(ws.torch_bindings, modname, lambda f: _read_facts(f, modname), None)
 
 
 def _read_facts(path: str, modname: str) -> Optional[dict]:

@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Optional
 from graphmend.analysis.detect import is_disabled
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, called_methods, function_refs, lineage,
                                         getattr_dispatch, getattr_pattern, overrides)
-from graphmend.analysis.workspace import Workspace
+from graphmend.analysis.workspace import Workspace, class_of
 
 COMPILE_NAMES = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
 # The runtime helper block a mend inserts (rewrite/runtime.py) is ours, not the user's.
@@ -59,14 +59,6 @@ VIRTUAL = "~"  # an edge "~mod:Cls.m": `self.m()` in Cls, also every override of
 def _is_compile(expr: ast.expr, sym: Symbols) -> bool:
     target = expr.func if isinstance(expr, ast.Call) else expr
     return (sym.qualify(target) or "") in COMPILE_NAMES
-
-
-def class_of(dotted: str, sym: Symbols, ws: Workspace) -> Optional[tuple[Symbols, ClassInfo]]:
-    """A class by its dotted name: this file's own, else the workspace's."""
-    local = dotted.rsplit(".", 1)[-1]
-    if dotted == f"{sym.module}.{local}" and local in sym.classes:
-        return sym, sym.classes[local]
-    return ws.resolve_class(dotted)
 
 
 def _method_targets(sym: Symbols, ci: ClassInfo, name: str, ws: Workspace, depth: int = 0) -> list[str]:

@@ -77,6 +77,8 @@ class Workspace:
         self._self_calls: dict[str, tuple] = {}  # self_call_names: module -> (stat, names)
         self._class_words: dict[str, tuple] = {}  # subclasses: module -> (stat, capitalised words)
         self._listings: dict[str, tuple] = {}  # subclasses: package dir -> (stat, .py files)
+        self.torch_bindings: dict[str, tuple] = {}  # reexports: module -> (stat, what it binds)
+        self.array_attrs: dict[tuple[str, str], bool] = {}  # numpy_attrs: (class, attribute) -> verdict
 
     def add_import_root(self, path: str) -> bool:
         """Search the import root of the file `path` too (after the workspace roots), as
@@ -379,3 +381,10 @@ class Workspace:
 def default_workspace() -> Workspace:
     return Workspace()
 
+
+def class_of(dotted: str, sym: Symbols, ws: Workspace) -> Optional[tuple[Symbols, ClassInfo]]:
+    """A class by its dotted name: this file's own, else the workspace's."""
+    local = dotted.rsplit(".", 1)[-1]
+    if dotted == f"{sym.module}.{local}" and local in sym.classes:
+        return sym, sym.classes[local]
+    return ws.resolve_class(dotted)
