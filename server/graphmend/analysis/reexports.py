@@ -27,6 +27,8 @@ import os
 from pathlib import Path
 from typing import Optional
 
+from graphmend.analysis.symbols import resolve_relative
+
 
 TORCH, NONE, OTHER = "torch", "none", "other"
 _MAX_DEPTH = 6
@@ -133,15 +135,11 @@ def _read_facts(path: str, modname: str) -> Optional[dict]:
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
         return None
     is_package = os.path.basename(path) == "__init__.py"
-    base = modname.split(".") if is_package else modname.split(".")[:-1]
 
     def absolute(node: ast.ImportFrom) -> Optional[str]:
         if not node.level:
             return node.module
-        if node.level - 1 > len(base):
-            return None
-        parts = base[: len(base) - (node.level - 1)]
-        return ".".join([*parts, *([node.module] if node.module else [])]) or None
+        return resolve_relative(modname, is_package, node.level, node.module) or None
 
     bindings: dict[str, list] = {}
     stars: list = []

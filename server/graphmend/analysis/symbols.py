@@ -114,6 +114,20 @@ def module_name_for(path: str) -> str:
     return ".".join(parts) or p.stem
 
 
+def resolve_relative(module: str, is_package: bool, level: int, mod: Optional[str]) -> Optional[str]:
+    """The dotted module `from <level dots><mod> import ...` names in `module`; None when the
+    dots go past the top package."""
+    if level == 0:
+        return mod or ""
+    base = module.split(".") if module else []
+    if not is_package:
+        base = base[:-1]
+    if level - 1 > len(base):
+        return None
+    base = base[: len(base) - (level - 1)]
+    return ".".join([*base, *([mod] if mod else [])])
+
+
 def _used_like_a_tensor(fi: FunctionInfo, name: str, line: int) -> None:
     if fi._evidence.get(name, 0) < line:
         fi._evidence[name] = line
@@ -194,14 +208,8 @@ class Symbols:
 
     # --- imports -----------------------------------------------------------------------------
     def _resolve_relative(self, level: int, mod: Optional[str]) -> str:
-        if level == 0:
-            return mod or ""
-        base = self.module.split(".") if self.module else []
-        if not self.is_package:
-            base = base[:-1]
-        if level > 1:
-            base = base[: len(base) - (level - 1)] if len(base) >= level - 1 else []
-        return ".".join([*base, *([mod] if mod else [])])
+        found = resolve_relative(self.module, self.is_package, level, mod)
+        return (mod or "") if found is None else found  # past the top package: as if absolute
 
     def _collect(self) -> None:
         """One traversal of the whole tree: imports, definitions, and per-function calls."""
