@@ -273,6 +273,44 @@ def _docstring_tensors(fn: ast.AST) -> set[str]:
     return set(_DOC_TENSOR.findall(doc)) | set(_DOC_TENSOR_PLAIN.findall(doc)) | set(_DOC_NUMBER_OR_TENSOR.findall(doc))
 
 
+def _header(symbols: Symbols, fi: FunctionInfo, node: ast.AST, evidence: dict) -> tuple:
+    """What a function's header, docstring and body evidence say of its parameters, for `Env`:
+    (kinds, containers, number-or-tensor, unknown, records). Computed once per function
+    and Symbols (callers.py walks a function again per caller) and copied by each Env."""
+    held = fi.__dict__.get("_env_header")
+    if held is not None and held[0] is symbols and held[1] is node:
+        return held[2]
+    kinds: dict[str, Kind] = {}
+    containers: dict[str, str] = {}
+    args = node.args
+    evidence_names = evidence.keys() | _docstring_tensors(node)
+    either = number_or_tensor(node)
+    all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    for a in all_args:
+        k = annotation_kind(a.annotation, a.arg)
+        box = container_of_tensors(a.annotation)
+        if box is not None:
+            containers[a.arg] = box
+        if a.arg in either and not a.arg.startswith(FLAG_PREFIXES):
+            k = Kind.TENSOR
+        if k is None:
+            k = Kind.TENSOR if a.arg in evidence_names else Kind.UNKNOWN
+        kinds[a.arg] = k
+    for a in (args.vararg, args.kwarg):
+        if a is not None:
+            kinds[a.arg] = Kind.UNKNOWN
+    either_tensors = frozenset(a for a in either if kinds.get(a) is Kind.TENSOR)
+    if all_args and all_args[0].arg in ("self", "cls"):  # a module (also in closures)
+        kinds[all_args[0].arg] = Kind.STATIC
+    # the parameters nothing in the function itself shows to be tensors (for callers.py)
+    unknown = frozenset(a.arg for a in all_args if kinds[a.arg] is Kind.UNKNOWN)
+    # parameters and locals holding one of the module's named tuples (analysis/records.py)
+    records = {n: t for n, t in documented_records(node, symbols).items() if kinds.get(n) is Kind.UNKNOWN}
+    out = (kinds, containers, either_tensors, unknown, records)
+    fi.__dict__["_env_header"] = (symbols, node, out)
+    return out
+
+
 class Env:
     """Kinds of the local names of one function, as the pass reaches each statement."""
 
@@ -292,36 +330,16 @@ class Env:
         # parameters annotated as containers of tensors, still bound to the argument: name ->
         # "mapping" (`params: Dict[str, Tensor]`: params["order"] is a tensor) or "sequence"
         self.containers: dict[str, str] = {}
-        args = fi.node.args
         # a module that imports neither torch nor anything of it (monai's numpy stain normalizer):
         # `x.min()`, `x.reshape(...)` there are numpy's, no evidence of a tensor
         self.evidence = fi.evidence if imports_torch(symbols) else {}  # name -> its last use's line
-        evidence = self.evidence.keys() | _docstring_tensors(fi.node)
-        either = number_or_tensor(fi.node)
-        all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-        for a in all_args:
-            k = annotation_kind(a.annotation, a.arg)
-            box = container_of_tensors(a.annotation)
-            if box is not None:
-                self.containers[a.arg] = box
-            if a.arg in either and not a.arg.startswith(FLAG_PREFIXES):
-                k = Kind.TENSOR
-            if k is None:
-                k = Kind.TENSOR if a.arg in evidence else Kind.UNKNOWN
-            self.kinds[a.arg] = k
-            self.locals.add(a.arg)
-        for a in (args.vararg, args.kwarg):
-            if a is not None:
-                self.kinds[a.arg] = Kind.UNKNOWN
-                self.locals.add(a.arg)
-        self.number_or_tensor = {a for a in either if self.kinds.get(a) is Kind.TENSOR}
-        if all_args and all_args[0].arg in ("self", "cls"):  # a module (also in closures)
-            self.kinds[all_args[0].arg] = Kind.STATIC
-        # the parameters nothing in the function itself shows to be tensors (for callers.py)
-        self.unknown_params = {a.arg for a in all_args if self.kinds[a.arg] is Kind.UNKNOWN}
-        # parameters and locals holding one of the module's named tuples (analysis/records.py)
-        self.records: dict[str, str] = {n: t for n, t in documented_records(fi.node, symbols).items()
-                                        if self.kinds.get(n) is Kind.UNKNOWN}
+        node = fi.node  # read through the property: `tracking()` sees the header read
+        kinds, containers, either, self.unknown_params, records = _header(symbols, fi, node, self.evidence)
+        self.kinds.update(kinds)
+        self.locals.update(kinds)
+        self.containers.update(containers)
+        self.number_or_tensor = set(either)
+        self.records = dict(records)
         self.seeded: dict[str, object] = {}
         for name, why in (seeds or {}).items():
             if name in self.unknown_params:
