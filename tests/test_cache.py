@@ -211,3 +211,65 @@ def test_a_second_file_with_the_same_base_depends_on_it_too(tmp_path, monkeypatc
     again = check(pkg, c2)
     assert again["model.py"] == [] and again["other.py"] == []  # neither is a module any more
     assert again == check(pkg, None)
+
+
+def helper_project(tmp_path):
+    """`pkg.helpers.log_stats` has no entry of its own; `pkg.model`'s forward calls it."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    write(pkg / "__init__.py", "")
+    write(pkg / "helpers.py", """
+        def log_stats(x):
+            print("mean", x.mean())
+            return x
+
+        def unused(x):
+            print("never reached", x)
+        """)
+    write(pkg / "model.py", """
+        from torch import nn
+        from pkg.helpers import log_stats
+
+        class Model(nn.Module):
+            def forward(self, x):
+                return log_stats(x) * 2
+        """)
+    return pkg
+
+
+def test_a_function_only_another_file_reaches_is_walked(tmp_path, monkeypatch):
+    """Each file walks what its own entries reach; a function reached only from an entry in
+    another file is walked in a second pass, with and without a cache, and when the cache holds
+    the file as checked alone (nothing reached, nothing walked)."""
+    pkg = helper_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    files = [str(pkg / "helpers.py"), str(pkg / "model.py")]
+    walked = []
+    real = scan._check_one
+
+    def spy(path, wanted=None):
+        walked.append((os.path.basename(path), None if wanted is None else sorted(wanted)))
+        return real(path, wanted)
+    monkeypatch.setattr(scan, "_check_one", spy)
+
+    def run(fs, cache=None):
+        res = scan.check_files(fs, Settings(), jobs=1, roots=[str(tmp_path)], cache=cache)
+        return {os.path.basename(r.path): [(f.code, f.span.start.line) for f in r.findings] for r in res}
+
+    want = {"helpers.py": [("GM101", 3)], "model.py": []}
+    assert run(files) == want
+    assert walked == [("helpers.py", None), ("model.py", None), ("helpers.py", ["log_stats"])]
+
+    cache = ScanCache(str(tmp_path / "cache"), Settings())
+    assert run(files[:1], cache) == {"helpers.py": []}  # alone: nothing reaches log_stats
+    cache.save()
+    walked.clear()
+    cache = ScanCache(str(tmp_path / "cache"), Settings())
+    assert run(files, cache) == want  # helpers.py was cached with nothing walked
+    assert walked == [("model.py", None), ("helpers.py", ["log_stats"])]
+    cache.save()
+    walked.clear()
+    cache = ScanCache(str(tmp_path / "cache"), Settings())
+    assert run(files, cache) == want and walked == []  # the second pass was cached too
+    summary = cache.get(str(pkg / "helpers.py"))
+    assert summary.walked == {"log_stats"}  # `unused` was never walked

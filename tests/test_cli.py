@@ -52,7 +52,7 @@ def as_summary(analyze):
     from graphmend.analysis import FileSummary
     from graphmend.analysis.scope import FileScope
 
-    def summarize(text, path="<string>", settings=None, workspace=None, external=None):
+    def summarize(text, path="<string>", settings=None, workspace=None, module=None, select=None):
         fa = analyze(text, path, settings, workspace)
         syntax = next((f for f in fa.findings if f.code == "GM001"), None)
         scope = FileScope(module=path, entries={"<module>": "test"}, defined={"<module>"})

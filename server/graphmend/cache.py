@@ -1,6 +1,8 @@
-"""The `graphmend check` cache: each file's summary (its scope and the findings of every
-function, before cross-file scope is decided), reused while the file and every module file its
-analysis consulted (base classes resolved in other files) are unchanged.
+"""The `graphmend check` cache: each file's summary (its scope and the findings of the functions
+walked: those its own entries reach, and those entries in other files reached when it was
+checked; before cross-file scope is decided), reused while the file and every module file its
+analysis consulted (base classes resolved in other files) are unchanged. A file whose functions
+are now reached from elsewhere beyond what was walked is analysed again (scan.summarize_files).
 
 Nothing is read that a warm run does not use:
   * one index (a pickle, uncompressed) read at start-up: per file its stat data (size, mtime_ns,
@@ -37,7 +39,7 @@ from graphmend.filestat import Stat, stat_of
 from graphmend.fingerprint import engine_fingerprint
 
 DEFAULT_DIR = ".graphmend_cache"
-FORMAT = 5
+FORMAT = 6
 
 
 
@@ -95,7 +97,8 @@ class ScanCache:
         self.name = hashlib.sha1(key.encode()).hexdigest()[:16]
         self.path = os.path.join(directory, f"index-{self.name}.pickle")
         # path -> (stat, sha1, deps, scope, syntax error, suppressions, names with findings, (offset, length),
-        #          seeded findings: (caller, path, encoded finding), analysis/callers.py)
+        #          seeded findings: (caller, path, encoded finding), analysis/callers.py;
+        #          the functions walked, None: all)
         self.entries: dict[str, tuple] = {}
         self.data_name: Optional[str] = None  # the data file the index refers to
         self.dirty = False
@@ -137,7 +140,7 @@ class ScanCache:
         if entry is None:
             self.misses += 1
             return None
-        stat, digest, deps, scope, syntax_error, suppressions, names, where, seeded = entry
+        stat, digest, deps, scope, syntax_error, suppressions, names, where, seeded, walked = entry
         now = stat_of(key)
         if now != stat:
             if now is None or now[0] != stat[0] or digest_of(key) != digest:
@@ -154,7 +157,8 @@ class ScanCache:
         from graphmend.analysis.callers import Seeded
         return analysis.FileSummary(key if path == key else path, scope, LazyFindings(self, names, where),
                                     decode_finding(syntax_error) if syntax_error else None, suppressions,
-                                    seeded=[Seeded(c, p, decode_finding(f)) for c, p, f in seeded])
+                                    seeded=[Seeded(c, p, decode_finding(f)) for c, p, f in seeded],
+                                    walked=None if walked is None else set(walked))
 
     def read_blob(self, offset: int, length: int) -> dict:
         if self._data is None:
@@ -170,7 +174,7 @@ class ScanCache:
         and the bytes of sha1 `digest`."""
         if stat is None or digest is None or any(s is None for _, s in deps):
             return
-        _, scope, by_function, syntax_error, suppressions, seeded = encoded
+        _, scope, by_function, syntax_error, suppressions, seeded, walked = encoded
         if scope is not None:  # call targets repeat across files ("torch:cat"): stored and loaded once
             scope.edges = {q: {sys.intern(t) for t in ts} for q, ts in scope.edges.items()}
         key = os.path.abspath(path)
@@ -178,7 +182,7 @@ class ScanCache:
         inner = {q: pickle.dumps(fs, protocol=pickle.HIGHEST_PROTOCOL) for q, fs in by_function.items()}
         self._pending[key] = zlib.compress(pickle.dumps(inner, protocol=pickle.HIGHEST_PROTOCOL), 1)
         self.entries[key] = (stat, digest, tuple(deps), scope, syntax_error, suppressions,
-                             frozenset(by_function), None, seeded)
+                             frozenset(by_function), None, seeded, walked)
         self.dirty = True
 
     def save(self) -> Optional[str]:

@@ -503,9 +503,13 @@ def _internal_error(what: str, e: BaseException) -> str:
     return f"internal error while {what}: {type(e).__name__}: {e}"
 
 
-def _check_one(path: str) -> tuple:
+def _check_one(path: str, wanted: Optional[frozenset[str]] = None) -> tuple:
     """-> (summary as plain data, error, (stat, dependencies) for the cache). Scope is decided
-    later, across all files."""
+    later, across all files: the functions walked are those the file's own entries reach
+    (`wanted`: these instead), and `summarize_files` walks the few that only entries in other
+    files reach in a second pass. Most functions of a tree are reached from no entry (a model's
+    configuration, tokenizer and conversion scripts: 75% of transformers' models/), and their
+    walks were most of a check's time."""
     from graphmend.filestat import stat_of
     settings = _STATE["settings"]
     stat = stat_of(path)  # before reading: an edit while reading makes the entry stale, not wrong
@@ -518,8 +522,13 @@ def _check_one(path: str) -> tuple:
         from graphmend.analysis.workspace import Workspace
         ws = _STATE["workspace"] = Workspace(extra_paths=_STATE.get("import_roots"))
     ws.consulted = set()
+    if wanted is None:
+        select = analysis.reached_in_file({}, {})
+    else:
+        def select(_summary):
+            return dict.fromkeys(wanted, "")
     try:
-        summary = analysis.summarize(src.text, path, settings, workspace=ws)
+        summary = analysis.summarize(src.text, path, settings, workspace=ws, select=select)
     except RecursionError as e:
         return None, _internal_error("analyzing (the file nests too deeply)", e), None
     except Exception as e:
@@ -532,18 +541,20 @@ def encode_summary(s) -> tuple:
     return (s.path, s.scope,
             {q: tuple(encode_finding(f) for f in fs) for q, fs in s.by_function.items()},
             encode_finding(s.syntax_error) if s.syntax_error else None, s.suppressions,
-            tuple((x.caller, x.path, encode_finding(x.finding)) for x in s.seeded))
+            tuple((x.caller, x.path, encode_finding(x.finding)) for x in s.seeded),
+            None if s.walked is None else frozenset(s.walked))
 
 
 def decode_summary(t: tuple):
-    path, scope, by_function, syntax_error, suppressions, seeded = t
+    path, scope, by_function, syntax_error, suppressions, seeded, walked = t
     return analysis.FileSummary(
         path, scope, {q: [decode_finding(f) for f in fs] for q, fs in by_function.items()},
         decode_finding(syntax_error) if syntax_error else None, suppressions,
-        seeded=[Seeded(caller, p, decode_finding(f)) for caller, p, f in seeded])
+        seeded=[Seeded(caller, p, decode_finding(f)) for caller, p, f in seeded],
+        walked=None if walked is None else set(walked))
 
 
-def _check_chunk(chunk: Sequence[tuple[int, str]]) -> list[tuple]:
+def _check_chunk(chunk: Sequence[tuple[int, object]]) -> list[tuple]:
     """The files of one worker, with the cyclic GC off but for one young collection after each
     file: its tree and symbols (cyclic, so only the GC frees them) are traversed once, and what
     survives it (the workspace's parsed modules) is frozen out of every later collection. Left to
@@ -553,8 +564,8 @@ def _check_chunk(chunk: Sequence[tuple[int, str]]) -> list[tuple]:
     gc.disable()
     try:
         out = []
-        for i, p in chunk:
-            out.append((i, *_check_one(p)))
+        for i, p in chunk:  # a path, or (path, the functions to walk)
+            out.append((i, *(_check_one(p) if isinstance(p, str) else _check_one(*p))))
             gc.collect(1)
             gc.freeze()
         return out
@@ -675,7 +686,7 @@ def _run(files: Sequence[str], worker_chunk, settings: Settings, unsafe: bool, j
     if workspace_factory is not None and roots is None:
         roots = roots_of(files)
     roots = list(roots or [])
-    if workspace_factory is None:
+    if workspace_factory is None and "import_roots" not in (extra or {}):
         extra = {**(extra or {}), "import_roots": import_roots(files)}
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
     jobs = min(jobs, len(files))
@@ -739,9 +750,34 @@ def summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[int
             res[i] = hit
         else:
             todo.append(i)
-    out = _run([files[i] for i in todo], _check_chunk, settings, False, jobs, workspace_factory,
-               roots) if todo else []
-    for i, r in zip(todo, out):
+    # one workspace for both passes: the roots and import roots of all the files
+    if workspace_factory is not None and roots is None:
+        roots = roots_of(files)
+    extra = None if workspace_factory is not None else {"import_roots": import_roots(files)}
+    _summarize_into(res, todo, [files[i] for i in todo], settings, jobs, workspace_factory, roots, extra, cache)
+    # what only entries in other files reach (a helper imported by another model's file): the
+    # files of these functions are walked again, with them
+    reached = analysis.reach([s.scope for s in res if not isinstance(s, str) and s.scope is not None])
+    redo: list[int] = []
+    wanted: list[tuple[str, frozenset[str]]] = []
+    for i, s in enumerate(res):
+        if isinstance(s, str) or s.scope is None or s.walked is None:
+            continue
+        need = set(reached.get(s.scope.module, ())) - s.scope.disabled
+        if not need <= s.walked:
+            redo.append(i)
+            wanted.append((files[i], frozenset(need | s.walked)))
+    if redo:
+        _summarize_into(res, redo, wanted, settings, jobs, workspace_factory, roots, extra, cache)
+    return res
+
+
+def _summarize_into(res: list, where: list[int], work: list, settings: Settings, jobs: Optional[int],
+                    workspace_factory: Optional[WorkspaceFactory], roots: Optional[Sequence[str]],
+                    extra: Optional[dict], cache) -> None:
+    """Summarize `work` (paths, or (path, functions to walk)) into `res` at the indices `where`."""
+    out = _run(work, _check_chunk, settings, False, jobs, workspace_factory, roots, extra) if work else []
+    for i, item, r in zip(where, work, out):
         if isinstance(r, _Failed):
             res[i] = r.error
             continue
@@ -751,8 +787,7 @@ def summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[int
             continue
         res[i] = decode_summary(enc)
         if cache is not None and meta is not None:
-            cache.put(files[i], meta[0], meta[1], enc, meta[2])
-    return res
+            cache.put(item if isinstance(item, str) else item[0], meta[0], meta[1], enc, meta[2])
 
 
 def check_files(files: Sequence[str], settings: Settings, jobs: Optional[int] = None,
