@@ -201,6 +201,62 @@ def test_across_files_the_finding_lands_in_the_callee_file(tmp_path, monkeypatch
     assert break_lines(solver.Solver(), torch.ones(2), ts, path=str(pkg / "interp.py")) == {2}
 
 
+# a caller with no entry of its own: only a forward in a third file reaches it
+STEPS = """\
+from . import interp
+
+
+def midpoints(y0, ts):
+    ys = [y0]
+    for i in range(1, ts.shape[0]):
+        ys.append(interp.linear_interp(t0=ts[i - 1], y0=ys[-1], t1=ts[i], y1=ys[-1] * 2,
+                                       t=(ts[i - 1] + ts[i]) / 2))
+    return ys
+"""
+
+RUNNER = """\
+import torch
+
+from .steps import midpoints
+
+
+class Runner(torch.nn.Module):
+    def forward(self, y0: torch.Tensor, ts: torch.Tensor) -> torch.Tensor:
+        return torch.stack(midpoints(y0, ts))
+"""
+
+
+def test_a_caller_only_a_third_file_reaches_reveals_the_break(tmp_path, monkeypatch):
+    """steps.midpoints has no entry: each file walks what its own entries reach, so it is walked
+    in the second pass, after runner.py's forward is found to reach it; what it passes to
+    interp.py's helper is then found, by `graphmend check` and by the editor's workspace index."""
+    from graphmend.lsp.index import WorkspaceIndex
+
+    pkg = _package(tmp_path)
+    (pkg / "solver.py").unlink()  # its forward calls the helper itself
+    (pkg / "steps.py").write_text(STEPS)
+    (pkg / "runner.py").write_text(RUNNER)
+    settings = Settings()
+    files = [str(pkg / n) for n in ("interp.py", "steps.py", "runner.py")]
+    res = {os.path.basename(r.path): r for r in scan.check_files(files, settings, jobs=1)}
+    assert sites(res["interp.py"].findings) == {("GM301", 2)}
+    assert res["interp.py"].findings[0].entry == "Runner.forward"
+    assert "steps.py:7" in res["interp.py"].findings[0].note
+    assert scan.check_files(files[:2], settings, jobs=1)[0].findings == []  # nothing reaches midpoints
+
+    index = WorkspaceIndex()
+    index.build([str(pkg)], settings, Workspace([str(tmp_path)]))
+    shown = index.seeded_for(files[0], INTERP)
+    assert [(f.code, f.span.start.line, label) for label, f in shown] == [("GM301", 2, "Runner.forward")]
+
+    monkeypatch.syspath_prepend(str(tmp_path))  # Dynamo breaks there
+    for m in ("solvepkg", "solvepkg.interp", "solvepkg.runner", "solvepkg.steps"):  # another test's package
+        sys.modules.pop(m, None)
+    from solvepkg import runner
+    ts = torch.linspace(0.0, 0.3, 3)
+    assert break_lines(runner.Runner(), torch.ones(2), ts, path=str(pkg / "interp.py")) == {2}
+
+
 def test_the_cache_keeps_them_and_a_changed_callee_is_read_again(tmp_path):
     pkg = _package(tmp_path)
     settings = Settings()

@@ -6,7 +6,10 @@ is the one they were found in.
 
 Built once in the background after `initialized` (with work-done progress, cancellable) and
 updated per file on save (the callers of a saved file are analysed again, in the background);
-only scopes and those findings are kept (no trees), so it stays small.
+only scopes and those findings are kept (no trees), so it stays small. As `graphmend check`
+does (scan.summarize_files), each file walks the functions its own entries reach, and after the
+cross-file reach the files with functions that only other files' entries reach are walked again
+with them: a caller's findings count only when it is reached (`seeded_for`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import replace
 from typing import Callable, Optional
 
 from graphmend import scan
-from graphmend.analysis.engine import summarize
+from graphmend.analysis.engine import reached_in_file, summarize
 from graphmend.analysis.scope import FileScope, reach
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
@@ -56,6 +59,7 @@ class WorkspaceIndex:
         seeded: dict[str, list] = {}
         digests: dict[str, str] = {}
         calls_into: dict[str, set[str]] = {}
+        walked: dict[str, set[str]] = {}
         for i, path in enumerate(files):
             if cancelled():
                 raise Cancelled()
@@ -63,7 +67,16 @@ class WorkspaceIndex:
                 progress(i + 1, len(files))
             got = self._summarize(path, settings, workspace, digests)
             if got is not None:
-                scopes[path], lines[path], seeded[path], calls_into[path] = got
+                scopes[path], lines[path], seeded[path], calls_into[path], walked[path] = got
+        everywhere = reach(list(scopes.values()))
+        for path, scope in list(scopes.items()):
+            need = set(everywhere.get(scope.module, ())) - scope.disabled
+            if not need <= walked[path]:  # reached from other files' entries: walk those too
+                if cancelled():
+                    raise Cancelled()
+                got = self._summarize(path, settings, workspace, digests, dict.fromkeys(need, ""))
+                if got is not None:
+                    scopes[path], lines[path], seeded[path], calls_into[path], walked[path] = got
         with self._lock:
             self._scopes = scopes
             self._entry_lines = lines
@@ -75,22 +88,25 @@ class WorkspaceIndex:
             self.files = len(files)
         return len(files)
 
-    def _summarize(self, path: str, settings: Settings, workspace: Workspace, digests: dict[str, str]):
-        """(scope, entry lines, findings in other files, the other files it passes tensors to) of
-        one file, or None (reported)."""
+    def _summarize(self, path: str, settings: Settings, workspace: Workspace, digests: dict[str, str],
+                   external: Optional[dict[str, str]] = None):
+        """(scope, entry lines, findings in other files, the other files it passes tensors to,
+        the functions walked) of one file, or None (reported). The functions walked are those
+        its own entries reach and `external` (reached from other files)."""
         try:
             src = scan.read_source(path)
         except (scan.SourceError, OSError) as e:
             self.errors.append(f"{path}: {e}")
             return None
-        s = summarize(src.text, path, settings, workspace)
+        s = summarize(src.text, path, settings, workspace, select=reached_in_file(external or {}, {}))
         if s.scope is None:
             return None
         foreign = _foreign(path, s.seeded)
         for _, target, _ in foreign:
             if target not in digests:
                 digests[target] = _digest_of_file(target)
-        return s.scope, _entry_lines(s.symbols, s.scope), foreign, calls_into(path, s.facts, workspace)
+        return (s.scope, _entry_lines(s.symbols, s.scope), foreign, calls_into(path, s.facts, workspace),
+                s.walked or set())
 
     def callers_of(self, path: str) -> list[str]:
         """The files whose calls revealed findings in `path`."""
@@ -102,13 +118,13 @@ class WorkspaceIndex:
         """Analyse the files `paths` again (in this thread): a file they call was saved."""
         digests: dict[str, str] = {}
         for path in paths:
-            got = self._summarize(path, settings, workspace, digests)
+            got = self._summarize(path, settings, workspace, digests, self.external(path))
             with self._lock:
                 if got is None:
                     self._seeded.pop(path, None)
                     self._calls_into.pop(path, None)
                     continue
-                scope, lines, foreign, into = got
+                scope, lines, foreign, into, _ = got
                 self._scopes[path], self._entry_lines[path] = scope, lines
                 self._seeded[path], self._calls_into[path] = foreign, into
                 self._digests.update(digests)
