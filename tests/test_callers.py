@@ -257,6 +257,33 @@ def test_a_caller_only_a_third_file_reaches_reveals_the_break(tmp_path, monkeypa
     assert break_lines(runner.Runner(), torch.ones(2), ts, path=str(pkg / "interp.py")) == {2}
 
 
+def test_a_save_that_reaches_an_unwalked_caller_has_it_walked(tmp_path):
+    """The editor's index: runner.py first has no forward, so steps.midpoints is reached from
+    nowhere and was not walked; a save that adds the forward names steps.py as unwalked, and
+    its re-analysis (what did_save runs) reveals the helper's break in interp.py."""
+    from graphmend.lsp.index import WorkspaceIndex
+
+    pkg = _package(tmp_path)
+    (pkg / "solver.py").unlink()
+    (pkg / "steps.py").write_text(STEPS)
+    idle = RUNNER.replace("class Runner(torch.nn.Module):", "class Runner:")
+    (pkg / "runner.py").write_text(idle)
+    settings, ws = Settings(), Workspace([str(tmp_path)])
+    index = WorkspaceIndex()
+    index.build([str(pkg)], settings, ws)
+    interp, runner, steps = (str(pkg / n) for n in ("interp.py", "runner.py", "steps.py"))
+    assert index.seeded_for(interp, INTERP) == [] and index.unwalked() == []
+
+    (pkg / "runner.py").write_text(RUNNER)  # saved: Runner is a module again
+    checked = checker.check(RUNNER, runner, 2, settings, ws, index.external(runner))
+    assert index.update(runner, checked.scope, checked.symbols, checked.seeded, set(), checked.state.walked)
+    assert sorted(index.unwalked()) == [interp, steps]  # midpoints, and the helper it calls
+    index.reanalyse(index.unwalked(), settings, ws)
+    assert index.unwalked() == []
+    shown = index.seeded_for(interp, INTERP)
+    assert [(f.code, f.span.start.line, label) for label, f in shown] == [("GM301", 2, "Runner.forward")]
+
+
 def test_the_cache_keeps_them_and_a_changed_callee_is_read_again(tmp_path):
     pkg = _package(tmp_path)
     settings = Settings()

@@ -44,6 +44,7 @@ class WorkspaceIndex:
         # caller path -> the other files whose functions it passes tensors to (read again on their save)
         self._calls_into: dict[str, set[str]] = {}
         self._reached: Optional[dict[str, dict[str, str]]] = None  # reach over every file (cache)
+        self._walked: dict[str, set[str]] = {}  # path -> the functions its summary walked
         self._lock = threading.Lock()
         self.files = 0
         self.errors: list[str] = []
@@ -83,6 +84,7 @@ class WorkspaceIndex:
             self._seeded = {p: v for p, v in seeded.items() if v}
             self._calls_into = {p: v for p, v in calls_into.items() if v}
             self._digests = digests
+            self._walked = walked
             self._external = {}
             self._reached = None
             self.files = len(files)
@@ -124,7 +126,7 @@ class WorkspaceIndex:
                     self._seeded.pop(path, None)
                     self._calls_into.pop(path, None)
                     continue
-                scope, lines, foreign, into, _ = got
+                scope, lines, foreign, into, self._walked[path] = got
                 self._scopes[path], self._entry_lines[path] = scope, lines
                 self._seeded[path], self._calls_into[path] = foreign, into
                 self._digests.update(digests)
@@ -153,11 +155,13 @@ class WorkspaceIndex:
             return out
 
     def update(self, path: str, scope: Optional[FileScope], symbols=None, seeded=None,
-               calls_into: Optional[set[str]] = None) -> bool:
+               calls_into: Optional[set[str]] = None, walked: Optional[set[str]] = None) -> bool:
         """A saved file's new scope (and the findings its calls reveal in other files: a list of
-        callers.Seeded; the other files it passes tensors to). Returns whether anything other
-        files depend on changed."""
+        callers.Seeded; the other files it passes tensors to; the functions its check walked).
+        Returns whether anything other files depend on changed."""
         with self._lock:
+            if walked is not None:
+                self._walked[path] = set(walked)
             if calls_into is not None:
                 self._calls_into[path] = calls_into
             if scope is not None:
@@ -181,6 +185,16 @@ class WorkspaceIndex:
                 self._external = {}
                 self._reached = None
             return changed or changed_seeded
+
+    def unwalked(self) -> list[str]:
+        """The files with functions that entries now reach but their summaries did not walk (a
+        save gave another file an entry path to them): `reanalyse` them for what their calls
+        reveal."""
+        with self._lock:
+            if self._reached is None:
+                self._reached = reach(list(self._scopes.values()))
+            return [p for p, scope in self._scopes.items()
+                    if not set(self._reached.get(scope.module, ())) - scope.disabled <= self._walked.get(p, set())]
 
     def external(self, path: str) -> dict[str, str]:
         """Functions of `path` that entries in the other files reach (qualname -> entry label).

@@ -400,9 +400,13 @@ async def did_save(ls: GraphMendServer, params: types.DidSaveTextDocumentParams)
     if checked is not None and index is not None and checked.scope is not None:
         path = ls.docs[uri].path
         changed = index.update(path, checked.scope, checked.symbols, checked.seeded,
-                               calls_into(path, checked.facts, ls.model))
+                               calls_into(path, checked.facts, ls.model),
+                               checked.state.walked if checked.state is not None else None)
         callers = index.callers_of(path)
-        if callers:  # what their calls reveal in this file was found in its old text
+        # what their calls reveal in this file was found in its old text; and the files whose
+        # functions this file's entries now reach were not walked for what their calls reveal
+        callers += [p for p in index.unwalked() if p not in callers and p != path]
+        if callers:
             settings, _ = ls.engine_settings(path)
             await asyncio.get_running_loop().run_in_executor(
                 ls.scan_pool, index.reanalyse, callers, settings, ls.model)
