@@ -39,3 +39,28 @@ def test_jedi_follows_star_imports(tmp_path):
 def test_unresolvable_base_is_not_a_module(tmp_path):
     src = "from nowhere import Thing\n\nclass M(Thing):\n    def forward(self, x):\n        print(x)\n"
     assert analyze_source(src, str(tmp_path / "m.py"), workspace=Workspace([str(tmp_path)])).findings == []
+
+
+def test_a_module_read_for_its_definitions_is_not_parsed_again_for_its_source(tmp_path, monkeypatch):
+    """A first session reads an import's definitions, then walks one of its functions for what a
+    caller passes (callers.py): the tree of the first read serves both, unless the file changed."""
+    import ast
+    import os
+
+    (tmp_path / "helpers.py").write_text("def scale(x, t):\n    return x * t\n")
+    parses = []
+    real = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, *a, **k: parses.append(text) or real(text, *a, **k))
+    ws = Workspace([str(tmp_path)])
+    assert ws.symbols("helpers").definitions_only
+    sym, text, _ = ws.module_source("helpers")
+    assert len(parses) == 1 and not sym.definitions_only and "scale" in sym.functions
+    assert sym.functions["scale"].node.body  # the whole tree, bodies and all
+
+    ws = Workspace([str(tmp_path)])
+    ws.symbols("helpers")
+    f = tmp_path / "helpers.py"
+    f.write_text("def scale(x, t):\n    return x * t\n\ndef shift(x):\n    return x + 1\n")
+    os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns + 10**9))  # a later edit
+    sym, text, _ = ws.module_source("helpers")
+    assert len(parses) == 3 and "shift" in sym.functions and "shift" in text  # read again

@@ -133,7 +133,7 @@ class Workspace:
         if f and index is not None:
             sym = index.symbols(f, modname)
         if f and sym is None:
-            stat = stat_of(f) if index is not None else None  # before the read: a later edit is seen
+            stat = stat_of(f)  # before the read: a later edit is seen
             try:
                 text = Path(f).read_text(encoding="utf-8")
                 # only definitions: what resolving a class, its bases and methods needs
@@ -141,6 +141,8 @@ class Workspace:
                               definitions_only=True)
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
                 sym = None
+            if sym is not None and stat is not None and not text.startswith("\ufeff"):
+                sym.__dict__["parsed_from"] = (f, stat)  # its tree is whole: module_source reuses it
             if sym is not None and index is not None:
                 index.add(f, modname, stat, sym, frozenset(_SELF_CALL.findall(text)))
         self._symbols[modname] = sym
@@ -151,9 +153,16 @@ class Workspace:
         and path: for walking one of its functions with what a caller passes
         (analysis/callers.py). Parsed once per workspace; the file counts as consulted."""
         def parse(f: str):
+            # the tree the definitions were read from, when this file was parsed for them and has
+            # not changed since (a first session reads its imports' definitions, then walks their
+            # functions for what callers pass: one parse of each, not two)
+            held = self._symbols.get(modname)
+            parsed = held.__dict__.get("parsed_from") if held is not None else None
             try:
+                stat = stat_of(f)  # before the read
                 text = Path(f).read_text(encoding="utf-8-sig")
-                sym = Symbols(ast.parse(text), modname, is_package=f.endswith("__init__.py"))
+                tree = held._tree if parsed == (f, stat) and stat is not None else ast.parse(text)
+                sym = Symbols(tree, modname, is_package=f.endswith("__init__.py"))
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
                 return None
             sym.workspace = self
