@@ -742,6 +742,13 @@ def summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[int
                     roots: Optional[Sequence[str]] = None, cache=None) -> list:
     """Per file: an analysis.FileSummary, or an error string. With a `cache.ScanCache`, files
     unchanged since it recorded them (and the module files they depend on) are not analysed."""
+    return _summarize_files(files, settings, jobs, workspace_factory, roots, cache)[0]
+
+
+def _summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[int],
+                     workspace_factory: Optional[WorkspaceFactory], roots: Optional[Sequence[str]],
+                     cache) -> tuple[list, dict[str, dict[str, str]]]:
+    """`summarize_files`, and `reach` over the summaries' scopes."""
     res: list = [None] * len(files)
     todo: list[int] = []
     for i, p in enumerate(files):
@@ -767,9 +774,9 @@ def summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[int
         if not need <= s.walked:
             redo.append(i)
             wanted.append((files[i], frozenset(need | s.walked)))
-    if redo:
+    if redo:  # the same texts, so the same scopes: `reached` stands
         _summarize_into(res, redo, wanted, settings, jobs, workspace_factory, roots, extra, cache)
-    return res
+    return res, reached
 
 
 def _summarize_into(res: list, where: list[int], work: list, settings: Settings, jobs: Optional[int],
@@ -795,9 +802,9 @@ def check_files(files: Sequence[str], settings: Settings, jobs: Optional[int] = 
                 roots: Optional[Sequence[str]] = None, cache=None) -> list[FileResult]:
     """Analyze `files` (paths); one FileResult per file, in the same order. A function is in
     scope when an entry in any of the files reaches it."""
-    summaries = summarize_files(files, settings, jobs, workspace_factory, roots, cache)
+    summaries, reached = _summarize_files(files, settings, jobs, workspace_factory, roots, cache)
     ok = [s for s in summaries if not isinstance(s, str)]
-    analyses = iter(analysis.analyze_many(ok, settings))
+    analyses = iter(analysis.analyze_many(ok, settings, reached))
     results: list[FileResult] = []
     for p, s in zip(files, summaries):
         if isinstance(s, str):
@@ -817,10 +824,8 @@ def reached_elsewhere(files: Sequence[str], settings: Settings, jobs: Optional[i
     """Per file: the functions in it that entries in the other files reach (qualname -> entry);
     and per path, what reached callers in the other files show of its functions ((finding, its
     line's suppression), callers.py: no fix, so `fix` reports them as remaining)."""
-    summaries = summarize_files(files, settings, jobs, workspace_factory, roots)
+    summaries, reached = _summarize_files(files, settings, jobs, workspace_factory, roots, None)
     ok = [s for s in summaries if not isinstance(s, str)]
-    scopes = [s.scope for s in ok if s.scope is not None]
-    reached = analysis.reach(scopes)
     sups = {os.path.abspath(s.path): s.suppressions for s in ok}
     foreign: dict[str, list] = {}
     for path, label, f in analysis.foreign_seeded(ok, reached):

@@ -308,10 +308,12 @@ def foreign_seeded(summaries: list[FileSummary], reached: dict[str, dict[str, st
     return out
 
 
-def analyze_many(summaries: list[FileSummary], settings: Settings) -> list[FileAnalysis]:
-    """Scope across files: a function in one file reached from an entry in another is in scope."""
-    scopes = [s.scope for s in summaries if s.scope is not None]
-    reached = reach(scopes)
+def analyze_many(summaries: list[FileSummary], settings: Settings,
+                 reached: Optional[dict[str, dict[str, str]]] = None) -> list[FileAnalysis]:
+    """Scope across files: a function in one file reached from an entry in another is in scope.
+    `reached`: `reach` over the summaries' scopes, when the caller has it."""
+    if reached is None:
+        reached = reach([s.scope for s in summaries if s.scope is not None])
     out = []
     by_path: dict[str, tuple[FileAnalysis, FileSummary]] = {}
     for s in summaries:
