@@ -42,6 +42,9 @@ REQUIREMENTS = [
     # round 18 (product-key-memory came in with linear-attention-transformer)
     "soft-moe-pytorch==0.1.9", "product-key-memory==0.3.0", "MEGABYTE-pytorch==0.3.6", "mixture-of-attention==0.0.25",
     "memory-efficient-attention-pytorch==0.1.6", "speculative-decoding==0.2.0",
+    # round 19
+    "efficientnet-pytorch==0.7.1", "snntorch==1.0.0", "fair-esm==2.0.0", "pfrl==0.4.0", "torchlibrosa==0.1.0",
+    "asteroid-filterbanks==0.4.0",
 ]
 
 
@@ -2883,6 +2886,347 @@ def _specdec_prophet():
     return {**cfg, "depth": "2 (prophet 1)", "seq_len": 10, "gamma": 2}, decode, \
         {"prompt": torch.randint(0, 32, (2, 4), generator=g)}
 
+
+# --------------------------------------------------------------------------------------------------
+# round 19
+
+
+def _effnet_eval():
+    """efficientnet-pytorch's EfficientNet.from_name('efficientnet-b0') shrunk (width 0.25, depth 0.1:
+    one MBConv block per stage, squeeze-and-excitation, 10 classes) with no image size, so every
+    convolution pads 'same' from the input's size at run time (Conv2dDynamicSamePadding); eval forward
+    of 2 images of 3x40x40 and `extract_endpoints` in a user function."""
+    import torch
+    from efficientnet_pytorch import EfficientNet
+
+    torch.manual_seed(0)
+    cfg = dict(width_coefficient=0.25, depth_coefficient=0.1, image_size=None, num_classes=10, dropout_rate=0.2)
+    model = EfficientNet.from_name("efficientnet-b0", **cfg).eval()
+
+    def classify(images):
+        endpoints = model.extract_endpoints(images)
+        return model(images), endpoints["reduction_3"], endpoints["reduction_6"]
+    g = torch.Generator().manual_seed(1)
+    return {"model": "efficientnet-b0", **cfg}, classify, {"images": torch.randn(2, 3, 40, 40, generator=g)}
+
+
+def _effnet_train():
+    """EfficientNet-b0 shrunk (width 0.25, depth 0.2, image size 32: static 'same' padding, drop
+    connect 0.3 on the skip connections, the memory-efficient swish as a custom autograd Function):
+    a training step (training mode: batch norm statistics, dropout and drop connect drawn) on cross
+    entropy for 4 images of 3x32x32, seeded in the user's loss."""
+    import torch
+    from efficientnet_pytorch import EfficientNet
+
+    torch.manual_seed(0)
+    cfg = dict(width_coefficient=0.25, depth_coefficient=0.2, image_size=32, num_classes=5, dropout_rate=0.2,
+               drop_connect_rate=0.3)
+    model = EfficientNet.from_name("efficientnet-b0", **cfg)
+
+    def loss_fn(m, images, labels):
+        torch.manual_seed(3)
+        return torch.nn.functional.cross_entropy(m(images), labels)
+    g = torch.Generator().manual_seed(1)
+    return {"model": "efficientnet-b0", **cfg}, _TrainStep(model, loss_fn), \
+        {"images": torch.randn(4, 3, 32, 32, generator=g), "labels": torch.randint(0, 5, (4,), generator=g)}
+
+
+def _snn_leaky_train():
+    """snntorch's tutorial network: Linear, Leaky (beta 0.9, fast-sigmoid surrogate gradient), Linear,
+    Leaky, with the membranes from `init_leaky()` and the spikes recorded over 8 time steps of
+    rate-coded input (`spikegen.rate`, Bernoulli draws); a training step on `ce_rate_loss` (the
+    spike counts' cross entropy), seeded in the user's loss."""
+    import torch
+    import snntorch as snn
+    from snntorch import functional as SF, spikegen, surrogate
+
+    torch.manual_seed(0)
+    cfg = dict(inputs=20, hidden=16, outputs=4, beta=0.9, num_steps=8, slope=25)
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            grad = surrogate.fast_sigmoid(slope=cfg["slope"])
+            self.fc1 = torch.nn.Linear(cfg["inputs"], cfg["hidden"])
+            self.lif1 = snn.Leaky(beta=cfg["beta"], spike_grad=grad)
+            self.fc2 = torch.nn.Linear(cfg["hidden"], cfg["outputs"])
+            self.lif2 = snn.Leaky(beta=cfg["beta"], spike_grad=grad)
+
+        def forward(self, x):
+            mem1, mem2 = self.lif1.init_leaky(), self.lif2.init_leaky()
+            spk2_rec, mem2_rec = [], []
+            for step in range(cfg["num_steps"]):
+                spk1, mem1 = self.lif1(self.fc1(x[step]), mem1)
+                spk2, mem2 = self.lif2(self.fc2(spk1), mem2)
+                spk2_rec.append(spk2)
+                mem2_rec.append(mem2)
+            return torch.stack(spk2_rec), torch.stack(mem2_rec)
+
+    loss = SF.ce_rate_loss()
+
+    def loss_fn(m, data, targets):
+        torch.manual_seed(3)
+        spk, _ = m(spikegen.rate(data, num_steps=cfg["num_steps"]))
+        return loss(spk, targets)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(Net(), loss_fn), \
+        {"data": torch.rand(3, cfg["inputs"], generator=g), "targets": torch.randint(0, 4, (3,), generator=g)}
+
+
+def _snn_conv_sequential():
+    """A convolutional spiking network as snntorch's tutorials build it: nn.Sequential of Conv2d,
+    MaxPool2d, Leaky (init_hidden), Conv2d, MaxPool2d, Leaky, Flatten, Linear, Leaky (init_hidden,
+    output): `utils.reset(net)`, then 6 time steps of the same 2x1x12x12 frames, the spikes and
+    membranes recorded, eval forward in a user function."""
+    import torch
+    import snntorch as snn
+    from snntorch import surrogate, utils
+
+    torch.manual_seed(0)
+    cfg = dict(beta=0.5, num_steps=6, channels=(4, 8), slope=25)
+    grad = surrogate.atan()
+    net = torch.nn.Sequential(
+        torch.nn.Conv2d(1, 4, 3), torch.nn.MaxPool2d(2),
+        snn.Leaky(beta=0.5, spike_grad=grad, init_hidden=True),
+        torch.nn.Conv2d(4, 8, 3), torch.nn.MaxPool2d(2),
+        snn.Leaky(beta=0.5, spike_grad=grad, init_hidden=True),
+        torch.nn.Flatten(), torch.nn.Linear(8 * 1 * 1, 3),
+        snn.Leaky(beta=0.5, spike_grad=grad, init_hidden=True, output=True)).eval()
+
+    def run(frames):
+        utils.reset(net)
+        spk_rec, mem_rec = [], []
+        for _ in range(cfg["num_steps"]):
+            spk, mem = net(frames)
+            spk_rec.append(spk)
+            mem_rec.append(mem)
+        return torch.stack(spk_rec), torch.stack(mem_rec)
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"frames": 3 * torch.rand(2, 1, 12, 12, generator=g)}
+
+
+def _esm_batch(seqs):
+    """ESM's batch converter over (label, sequence) pairs: the token ids, padded."""
+    import esm
+
+    alphabet = esm.Alphabet.from_architecture("ESM-1b")
+    _, _, tokens = alphabet.get_batch_converter()(seqs)
+    return alphabet, tokens
+
+
+def _esm2_contacts():
+    """fair-esm's ESM2 (2 layers, dim 32, 2 heads, the ESM-1b alphabet, token dropout, rotary
+    embeddings, the contact head's logistic regression over symmetrised attentions): eval forward of
+    3 protein sequences of 12, 9 and 6 residues batched (padded) by the alphabet's batch converter,
+    with the representations of layers 0 and 2 and the contacts, in a user function."""
+    import torch
+    from esm.model.esm2 import ESM2
+
+    torch.manual_seed(0)
+    alphabet, tokens = _esm_batch([("a", "MKTAYIAKQRQI"), ("b", "KALTARQQE"), ("c", "VLSPAD")])
+    cfg = dict(num_layers=2, embed_dim=32, attention_heads=2, token_dropout=True)
+    model = ESM2(alphabet=alphabet, **cfg).eval()
+
+    def embed(tokens):
+        out = model(tokens, repr_layers=[0, 2], return_contacts=True)
+        return out["logits"], out["representations"][2], out["contacts"]
+    return {**cfg, "alphabet": "ESM-1b"}, embed, {"tokens": tokens}
+
+
+def _esm2_mlm_train():
+    """ESM2 (2 layers, dim 32, 2 heads, token dropout) as a masked language model: a training step on
+    the cross entropy of 3 positions replaced by the mask token, 2 unpadded sequences of 10 residues
+    (training mode)."""
+    import torch
+    from esm.model.esm2 import ESM2
+
+    torch.manual_seed(0)
+    alphabet, tokens = _esm_batch([("a", "MKTAYIAKQR"), ("b", "KALTARQQEV")])
+    cfg = dict(num_layers=2, embed_dim=32, attention_heads=2, token_dropout=True)
+    model = ESM2(alphabet=alphabet, **cfg)
+    masked = tokens.clone()
+    where = torch.zeros_like(tokens, dtype=torch.bool)
+    where[0, 3] = where[1, 5] = where[1, 8] = True
+    masked[where] = alphabet.mask_idx
+    labels = torch.where(where, tokens, torch.full_like(tokens, -100))
+
+    def loss_fn(m, tokens, labels):
+        logits = m(tokens)["logits"]
+        return torch.nn.functional.cross_entropy(logits.transpose(1, 2), labels, ignore_index=-100)
+    return {**cfg, "alphabet": "ESM-1b", "masked": 3}, _TrainStep(model, loss_fn), \
+        {"tokens": masked, "labels": labels}
+
+
+def _pfrl_transitions(n, obs_dim, n_actions, seed=1):
+    """n one-step transitions as pfrl's replay buffer samples them (numpy observations)."""
+    import numpy as np
+
+    rng = np.random.RandomState(seed)
+    return [[{"state": rng.randn(obs_dim).astype(np.float32), "action": int(rng.randint(n_actions)),
+              "reward": float(rng.randn()), "next_state": rng.randn(obs_dim).astype(np.float32),
+              "next_action": None, "is_state_terminal": bool(rng.rand() < 0.2)}] for _ in range(n)]
+
+
+def _pfrl_double_dqn_update():
+    """pfrl's DoubleDQN (an MLP Q-function with a DiscreteActionValueHead: 4 observations, 3 actions,
+    Adam, Huber loss, gamma 0.9, `max_grad_norm` 1) and `agent.update(experiences)`, the learner's
+    step: batching 8 sampled transitions (numpy observations), the double-Q target from the target
+    network, the loss, its statistics records, clipping, the optimizer step, in a user function."""
+    import torch
+    import pfrl
+
+    torch.manual_seed(0)
+    cfg = dict(obs=4, actions=3, hidden=16, gamma=0.9, batch=8)
+    q = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3),
+                            pfrl.q_functions.DiscreteActionValueHead())
+    agent = pfrl.agents.DoubleDQN(
+        q, torch.optim.Adam(q.parameters(), lr=1e-2), pfrl.replay_buffers.ReplayBuffer(100), cfg["gamma"],
+        pfrl.explorers.ConstantEpsilonGreedy(0.1, lambda: 0), replay_start_size=8, minibatch_size=8,
+        target_update_interval=100, max_grad_norm=1.0)
+
+    def update(experiences):
+        agent.update(experiences)
+        return {n: p.detach().clone() for n, p in q.named_parameters()}
+    return cfg, update, {"experiences": _pfrl_transitions(8, 4, 3)}
+
+
+def _pfrl_categorical_dqn_update():
+    """pfrl's CategoricalDQN (C51: a DistributionalFCStateQFunctionWithDiscreteAction over 11 atoms in
+    [-2, 2], 4 observations, 3 actions, one hidden layer of 16) and `agent.update(experiences)`:
+    the categorical projection of the target distribution (floor/ceil, `scatter_add_`), the cross
+    entropy loss and the optimizer step on 8 sampled transitions, in a user function."""
+    import torch
+    import pfrl
+
+    torch.manual_seed(0)
+    cfg = dict(obs=4, actions=3, atoms=11, v_min=-2.0, v_max=2.0, hidden=16, gamma=0.9, batch=8)
+    q = pfrl.q_functions.DistributionalFCStateQFunctionWithDiscreteAction(
+        4, 3, 11, -2.0, 2.0, n_hidden_channels=16, n_hidden_layers=1)
+    agent = pfrl.agents.CategoricalDQN(
+        q, torch.optim.Adam(q.parameters(), lr=1e-2), pfrl.replay_buffers.ReplayBuffer(100), cfg["gamma"],
+        pfrl.explorers.ConstantEpsilonGreedy(0.1, lambda: 0), replay_start_size=8, minibatch_size=8,
+        target_update_interval=100)
+
+    def update(experiences):
+        agent.update(experiences)
+        return {n: p.detach().clone() for n, p in q.named_parameters()}
+    return cfg, update, {"experiences": _pfrl_transitions(8, 4, 3, seed=2)}
+
+
+def _torchlibrosa_specaug_train():
+    """torchlibrosa's front end as PANNs use it: Spectrogram (n_fft 64, hop 16, an STFT by conv1d,
+    frozen), LogmelFilterBank (8 kHz, 16 mels, log with top_db 80), SpecAugmentation (2 time stripes
+    of up to 4 frames, 2 frequency stripes of up to 3 bins, drawn per example) and a user's small
+    convolutional classifier: a training step (training mode) on 2 clips of 512 samples, seeded in the
+    user's loss."""
+    import torch
+    from torchlibrosa.augmentation import SpecAugmentation
+    from torchlibrosa.stft import LogmelFilterBank, Spectrogram
+
+    torch.manual_seed(0)
+    cfg = dict(sr=8000, n_fft=64, hop_length=16, n_mels=16, top_db=80.0, time_drop_width=4, freq_drop_width=3)
+
+    class Tagger(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.spec = Spectrogram(n_fft=64, hop_length=16, win_length=64, freeze_parameters=True)
+            self.logmel = LogmelFilterBank(sr=8000, n_fft=64, n_mels=16, fmin=20, fmax=4000, top_db=80.0,
+                                           freeze_parameters=True)
+            self.aug = SpecAugmentation(time_drop_width=4, time_stripes_num=2, freq_drop_width=3,
+                                        freq_stripes_num=2)
+            self.bn = torch.nn.BatchNorm2d(16)
+            self.conv = torch.nn.Conv2d(1, 4, 3, padding=1)
+            self.out = torch.nn.Linear(4, 3)
+
+        def forward(self, wave):
+            x = self.logmel(self.spec(wave))  # (batch, 1, frames, mels)
+            x = self.bn(x.transpose(1, 3)).transpose(1, 3)
+            if self.training:
+                x = self.aug(x)
+            x = torch.relu(self.conv(x))
+            return self.out(x.mean(dim=(2, 3)))
+
+    def loss_fn(m, wave, labels):
+        torch.manual_seed(3)
+        return torch.nn.functional.cross_entropy(m(wave), labels)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(Tagger(), loss_fn), \
+        {"wave": torch.randn(2, 512, generator=g), "labels": torch.tensor([0, 2])}
+
+
+def _torchlibrosa_istft():
+    """torchlibrosa's STFT and ISTFT (n_fft 64, hop 16, Hann window, centred, reflect padding; the
+    inverse by conv and overlap-add with a window-sum normalisation it caches by frame count): the
+    magnitude and phase of 2 signals of 400 samples, resynthesised to 400 samples, in a user
+    function."""
+    import torch
+    from torchlibrosa.stft import ISTFT, STFT
+
+    torch.manual_seed(0)
+    cfg = dict(n_fft=64, hop_length=16, win_length=64, window="hann", center=True, pad_mode="reflect")
+    stft, istft = STFT(**cfg, freeze_parameters=True).eval(), ISTFT(**cfg, freeze_parameters=True).eval()
+
+    def resynth(wave):
+        real, imag = stft(wave)
+        mag = torch.sqrt(real ** 2 + imag ** 2)
+        return mag, istft(real, imag, wave.shape[-1])
+    g = torch.Generator().manual_seed(1)
+    return cfg, resynth, {"wave": torch.randn(2, 400, generator=g)}
+
+
+def _asteroid_stft_roundtrip():
+    """asteroid-filterbanks' Encoder and Decoder of an STFTFB (64 filters, kernel 64, stride 16) with
+    the decoder's pseudo-inverse (`make_enc_dec`), `mag` of the complex representation and 4
+    Griffin-Lim iterations from that magnitude (random initial phases, a perfect-synthesis Decoder
+    built from the encoder), on 2 mono waveforms of 400
+    samples given as (batch, time), seeded in a user function."""
+    import torch
+    from asteroid_filterbanks import make_enc_dec, transforms
+    from asteroid_filterbanks.griffin_lim import griffin_lim
+
+    torch.manual_seed(0)
+    cfg = dict(fb="stft", n_filters=64, kernel_size=64, stride=16, who_is_pinv="dec", griffin_lim_iters=4)
+    enc, dec = make_enc_dec("stft", n_filters=64, kernel_size=64, stride=16, who_is_pinv="dec")
+
+    def roundtrip(wave):
+        spec = enc(wave)
+        mag = transforms.mag(spec)
+        torch.manual_seed(3)
+        return dec(spec, length=wave.shape[-1]), mag, griffin_lim(mag, enc, n_iter=4)
+    g = torch.Generator().manual_seed(1)
+    return cfg, roundtrip, {"wave": torch.randn(2, 400, generator=g)}
+
+
+def _asteroid_sinc_pcen_train():
+    """asteroid-filterbanks' learnable front end: an Encoder of a ParamSincFB (16 band-pass sinc
+    filters of 33 taps, stride 8, 8 kHz), `mag` of it as a magnitude spectrogram, a trainable PCEN
+    (per-channel smoothing) and a user's linear keyword classifier: a training step on 2 waveforms of 400
+    samples with a channel axis (batch, 1, time)."""
+    import torch
+    from asteroid_filterbanks import Encoder, ParamSincFB, transforms
+    from asteroid_filterbanks.pcen import PCEN
+
+    torch.manual_seed(0)
+    cfg = dict(n_filters=16, kernel_size=33, stride=8, sample_rate=8000, pcen="PCEN(trainable, per-channel smoothing)")
+
+    class KWS(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = Encoder(ParamSincFB(16, 33, stride=8, sample_rate=8000.0))
+            self.pcen = PCEN(n_channels=1, trainable=True, per_channel_smoothing=True)
+            self.out = torch.nn.Linear(8, 3)
+
+        def forward(self, wave):
+            mag = transforms.mag(self.enc(wave))  # (batch, 8, frames)
+            return self.out(self.pcen(mag).mean(dim=-1))
+
+    def loss_fn(m, wave, labels):
+        return torch.nn.functional.cross_entropy(m(wave), labels)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(KWS(), loss_fn), \
+        {"wave": torch.randn(2, 1, 400, generator=g), "labels": torch.tensor([1, 2])}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 _KAN_FILES = ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"]
@@ -3224,4 +3568,49 @@ ENTRIES = {e.name: e for e in [
     Entry("specdec-prophet", "speculative_decoding", "speculative-decoding==0.2.0",
           "speculative_decoding_with_prophet_model (a prophet drafting from the main model's embedding) in a user function",
           _specdec_prophet, ["speculative_decoding/speculative_decoding_with_prophet.py"], scope="module"),
+    # round 19
+    Entry("effnet-eval", "efficientnet_pytorch", "efficientnet-pytorch==0.7.1",
+          "EfficientNet-b0 shrunk (dynamic 'same' padding): forward and extract_endpoints in a user function",
+          _effnet_eval, ["efficientnet_pytorch"], scope="module"),
+    Entry("effnet-train", "efficientnet_pytorch", "efficientnet-pytorch==0.7.1",
+          "EfficientNet-b0 shrunk (static 'same' padding, drop connect, memory-efficient swish): a training step",
+          _effnet_train, ["efficientnet_pytorch"], grad=True, training=True),
+    Entry("snn-leaky-train", "snntorch", "snntorch==1.0.0",
+          "two Leaky layers over 8 steps of rate-coded input (surrogate gradients): a ce_rate_loss training step",
+          _snn_leaky_train, ["snntorch/_neurons", "snntorch/surrogate.py", "snntorch/spikegen.py",
+                             "snntorch/functional/loss.py"], grad=True, training=True, scope="module"),
+    Entry("snn-conv-sequential", "snntorch", "snntorch==1.0.0",
+          "nn.Sequential conv SNN of init_hidden Leaky layers: utils.reset and 6 time steps in a user function",
+          _snn_conv_sequential, ["snntorch/_neurons", "snntorch/surrogate.py", "snntorch/utils.py"],
+          scope="module"),
+    Entry("esm2-contacts", "esm", "fair-esm==2.0.0",
+          "ESM2 (token dropout, padded batch): logits, representations and contacts in a user function",
+          _esm2_contacts, ["esm/model/esm2.py", "esm/modules.py", "esm/multihead_attention.py",
+                           "esm/rotary_embedding.py"], scope="module"),
+    Entry("esm2-mlm-train", "esm", "fair-esm==2.0.0",
+          "ESM2 as a masked language model (mask tokens, token dropout): a training step",
+          _esm2_mlm_train, ["esm/model/esm2.py", "esm/modules.py", "esm/multihead_attention.py",
+                            "esm/rotary_embedding.py"], grad=True, training=True),
+    Entry("pfrl-double-dqn-update", "pfrl", "pfrl==0.4.0",
+          "DoubleDQN.update on sampled transitions (batching, target, loss records, clipping) in a user function",
+          _pfrl_double_dqn_update, ["pfrl/agents/dqn.py", "pfrl/agents/double_dqn.py", "pfrl/replay_buffer.py",
+                                    "pfrl/q_functions", "pfrl/action_value.py", "pfrl/utils"],
+          grad=True, scope="module"),
+    Entry("pfrl-categorical-dqn-update", "pfrl", "pfrl==0.4.0",
+          "CategoricalDQN.update (C51 projection, cross entropy) on sampled transitions in a user function",
+          _pfrl_categorical_dqn_update, ["pfrl/agents/dqn.py", "pfrl/agents/categorical_dqn.py",
+                                         "pfrl/replay_buffer.py", "pfrl/q_functions", "pfrl/action_value.py",
+                                         "pfrl/utils"], grad=True, scope="module"),
+    Entry("torchlibrosa-specaug-train", "torchlibrosa", "torchlibrosa==0.1.0",
+          "Spectrogram, LogmelFilterBank (top_db), SpecAugmentation in a user's tagger: a training step",
+          _torchlibrosa_specaug_train, ["torchlibrosa"], grad=True, training=True),
+    Entry("torchlibrosa-istft", "torchlibrosa", "torchlibrosa==0.1.0",
+          "STFT magnitude and ISTFT resynthesis in a user function", _torchlibrosa_istft, ["torchlibrosa"],
+          scope="module"),
+    Entry("asteroid-stft-roundtrip", "asteroid_filterbanks", "asteroid-filterbanks==0.4.0",
+          "STFT Encoder/Decoder (pinv), mag and Griffin-Lim on (batch, time) waveforms in a user function",
+          _asteroid_stft_roundtrip, ["asteroid_filterbanks"], scope="module"),
+    Entry("asteroid-sinc-pcen-train", "asteroid_filterbanks", "asteroid-filterbanks==0.4.0",
+          "ParamSincFB Encoder, mag, trainable PCEN in a user's classifier: a training step",
+          _asteroid_sinc_pcen_train, ["asteroid_filterbanks"], grad=True, training=True),
 ]}

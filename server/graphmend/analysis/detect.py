@@ -57,6 +57,13 @@ NUMPY_ARRAY_FUNCS = frozenset(f"numpy.{f}" for f in (
     "prod", "sum", "cumsum", "cumprod", "array", "asarray", "concatenate", "stack", "diff", "amax", "amin",
     "argmax", "argmin", "mean"))
 _NUMPY_ARRAY_NAMES = frozenset(q.rsplit(".", 1)[1] for q in NUMPY_ARRAY_FUNCS)
+# numpy functions of an array's shape, dtype or type, not its values: no array whose truth a branch
+# takes (measured on torch 2.13 with `.numpy()` of a tensor: `np.shape(a)[0] == 3` traces; `np.ndim`,
+# `np.size`, `np.result_type`, `np.can_cast` break on another count, "torch.* op returned
+# non-Tensor", GB0208, which is no jump on a value)
+NUMPY_STATIC_FUNCS = frozenset(f"numpy.{f}" for f in (
+    "shape", "ndim", "size", "result_type", "dtype", "isscalar", "iscomplexobj", "isrealobj", "can_cast",
+    "promote_types", "finfo", "iinfo", "issubdtype"))
 DATA_BOOL_FUNCS = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
 # Scalar multipliers a tensor passed to is read into Python ("Data dependent operator", GB0033:
 # torchode's `torch.add(atol, ..., alpha=self.rtol)`, a buffer). Measured on torch 2.13, each entry
@@ -125,6 +132,9 @@ class Site:
     # array backend namespaces of the function (`nx = get_backend(...)`, dataflow.Env.backends):
     # its arrays may be numpy's, which torch.where / torch.cond do not take
     backends: tuple[str, ...] = ()
+    # the condition is a numpy array Dynamo traces as a tensor (`.numpy()` of one, numpy's functions
+    # of it): in eager mode it is numpy's, which torch.where / torch.cond do not take
+    numpy_test: bool = False
 
 
 @dataclass(frozen=True)
@@ -222,6 +232,9 @@ class FunctionWalker:
         cond = name_condition(conjuncts, self.env.qualify, values) if conjuncts or values else None
         if self.env.backends():
             kw["backends"] = tuple(sorted(self.env.backends()))
+        if code in ("GM201", "GM301") and kw.get("test") is not None and kw.get("extracted") is None \
+                and self.numpy_truth(kw["test"]):
+            kw["numpy_test"] = True
         self.sites.append(Site(code, node, self.fi, dict(self.env.kinds), condition=cond, **kw))
 
     def maybe_none_names(self) -> set[str]:
@@ -532,11 +545,15 @@ class FunctionWalker:
         narrowed = _isinstance_classes(s.test, self.symbols)
         if narrowed:
             self._narrowed = {**narrowed_before, **narrowed}
+        numpy_before = set(self._numpy_names)
         self.block(s.body)
         self._narrowed = narrowed_before
         self.path[-1] = (s.test, False)
         after_body, facts_body = self.env.kinds, self.facts
         self.env.kinds, self.facts = dict(before), facts_before.copy()
+        # the else side does not see the body's arrays (POT's `if m is None: m = np.min(...)` then
+        # `elif m < 0:`, a number there); after the if, a name either side made an array may be one
+        numpy_body, self._numpy_names = self._numpy_names, numpy_before
         for name in [*is_tensor, *_not_tensor_unless(s.test, self.symbols, True, self.fi.node)]:
             # the else side: not a tensor (gpytorch's dtype-or-tensor argument; pomegranate's
             # `isinstance(parameter, vector)`, `vector = (numpy.ndarray, torch.Tensor, ...)`)
@@ -546,6 +563,7 @@ class FunctionWalker:
             self.env.kinds[name] = Kind.TENSOR
         self.assume_none(none_else)
         self.block(s.orelse)
+        self._numpy_names |= numpy_body
         self.path.pop()
         if isinstance(s.test, ast.Compare) and len(none_body) == 1:
             self.record_none_split(none_body[0], after_body, self.env.kinds)
@@ -665,7 +683,20 @@ class FunctionWalker:
             return None, []
         if self.env.kind(test) is Kind.TENSOR and self.truth_of_tensor(test):
             return test, []
+        if self.numpy_truth(test):
+            return test, []
         return None, []
+
+    def numpy_truth(self, e: ast.expr) -> bool:
+        """Python takes the truth of an array Dynamo traces as a tensor (numpy_value): `if c < 1:`
+        with `c = max_norm / (np.linalg.norm(...) + 1e-6)` jumps on a tensor (GB0170, "generic_jump
+        NumpyNdarrayVariable()", measured on torch 2.13: pfrl's clip_l2_grad_norm_, realcode round 19)."""
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            return self.numpy_truth(e.operand)
+        if isinstance(e, ast.Compare):
+            return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops) \
+                and any(self.numpy_value(x) for x in [e.left, *e.comparators])
+        return isinstance(e, ast.Name) and self.numpy_value(e)
 
     def truth_of_tensor(self, e: ast.expr) -> bool:
         """Whether Python takes the truth of a tensor's VALUE here (not of a static part)."""
@@ -985,11 +1016,28 @@ class FunctionWalker:
     def numpy_value(self, e: ast.expr) -> bool:
         """`e` is (an item or the transpose of) an array one of numpy's reductions or array
         builders made (NUMPY_ARRAY_FUNCS): a call of one, a name last bound to one (track_numpy),
-        or a comprehension's target over one (numpy_comprehension)."""
+        or a comprehension's target over one (numpy_comprehension). Also the array a tensor's
+        `.numpy()` gives, and what a numpy function makes of such an array (a list of them too):
+        Dynamo traces both as tensors (pfrl's `float(loss.detach().cpu().numpy())` and
+        `np.linalg.norm([np.linalg.norm(p.grad.detach().cpu().numpy()) for p in parameters])`,
+        realcode round 19)."""
         while isinstance(e, ast.Subscript) or (isinstance(e, ast.Attribute) and e.attr == "T"):
             e = e.value
         if isinstance(e, ast.Call):
-            return (self.env.qualify(e.func) or "") in NUMPY_ARRAY_FUNCS
+            func = e.func
+            if isinstance(func, ast.Attribute) and func.attr == "numpy" and not e.args and not e.keywords:
+                # `t.detach().cpu().numpy()`, also where the walk does not know `t` (pfrl's `p.grad` of
+                # a filtered parameter list): of the values compiled code holds only a tensor has a
+                # `.numpy()` (not numpy's arrays, Python numbers or lists)
+                return True
+            q = self.env.qualify(func) or ""
+            if q in NUMPY_ARRAY_FUNCS:
+                return True
+            return q.startswith("numpy.") and q not in NUMPY_STATIC_FUNCS and any(
+                self.numpy_value(a) or (isinstance(a, (ast.List, ast.Tuple)) and any(
+                    self.numpy_value(x) for x in a.elts))
+                or (isinstance(a, (ast.ListComp, ast.GeneratorExp)) and self.numpy_value(a.elt))
+                for a in e.args)
         if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id in self._narrowed \
                 and id(e.value) not in self._shadowed and id(e.value) not in self._numpy_nodes:
             # `space.nvec` in `if isinstance(space, MultiDiscrete):` (analysis/numpy_attrs.py)
@@ -1048,7 +1096,9 @@ class FunctionWalker:
             (isinstance(v, ast.Call) and getattr(v.func, "attr", getattr(v.func, "id", None)) in _NUMPY_ARRAY_NAMES
              and (self.env.qualify(v.func) or "") in NUMPY_ARRAY_FUNCS)
             or (isinstance(v, (ast.Subscript, ast.Attribute)) and self.numpy_value(v)
-                and (isinstance(v, ast.Subscript) or v.attr == "T")))
+                and (isinstance(v, ast.Subscript) or v.attr == "T"))
+            # `a = t.numpy()`, `n = np.linalg.norm(a)`, `c = m / (n + 1e-6)`: arrays Dynamo traces
+            or (isinstance(v, (ast.Call, ast.BinOp)) and _may_make_array(v) and self.numpy_value(v)))
         if not (made or self._numpy_names):
             return
         self._numpy_names -= _bound_names(s)
@@ -1470,6 +1520,15 @@ FULL_REDUCTIONS = frozenset({"argmax", "argmin", "sum", "mean", "max", "min", "p
 # methods that keep a tensor's rank
 ZERO_DIM_CASTS = frozenset({"long", "int", "float", "double", "bool", "half", "to", "type", "clone", "detach",
                             "contiguous"})
+
+
+def _may_make_array(v: ast.expr) -> bool:
+    """A call of `.numpy()` or of a numpy function, or arithmetic on one or on a name: what
+    `numpy_value` may find an array Dynamo traces (cheap, before it walks)."""
+    if isinstance(v, ast.BinOp):
+        return not isinstance(v.op, (ast.Mod, ast.MatMult))
+    func = v.func if isinstance(v, ast.Call) else None
+    return isinstance(func, ast.Attribute) and (func.attr == "numpy" or isinstance(func.value, (ast.Name, ast.Attribute)))
 
 
 def _module_ref(e: ast.expr, qualify) -> bool:

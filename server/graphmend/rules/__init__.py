@@ -57,6 +57,10 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
         names = ", ".join(f"`{n}`" for n in site.backends)
         verdict = Verdict.decline(f"{names} is an array backend: its arrays may be numpy's, which the tensor ops "
                                   "of the mend do not take")
+    if getattr(site, "numpy_test", False):
+        # the first reason, whatever else the rule found: no tensor op of a mend takes the array
+        verdict = Verdict.decline("the condition is a numpy array (Dynamo traces it as a tensor, eager mode does "
+                                  "not): the tensor ops of a mend do not take it; compute it with torch instead")
     rule = CATALOGUE[site.code]
     node = site.node
     if site.code in ("GM201", "GM301", "GM501") and isinstance(node, (ast.If, ast.While, ast.Assert)):
