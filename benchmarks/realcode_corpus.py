@@ -45,6 +45,9 @@ REQUIREMENTS = [
     # round 19
     "efficientnet-pytorch==0.7.1", "snntorch==1.0.0", "fair-esm==2.0.0", "pfrl==0.4.0", "torchlibrosa==0.1.0",
     "asteroid-filterbanks==0.4.0",
+    # round 20 (tensorly came in with tensorly-torch, which imports it without declaring it)
+    "sb3-contrib==2.9.2", "torch-struct==0.5", "torch-dct==0.1.6", "tensorly-torch==0.5.0", "tensorly==0.9.0",
+    "pytorch-frame==0.3.0",
 ]
 
 
@@ -3226,9 +3229,331 @@ def _asteroid_sinc_pcen_train():
     return cfg, _TrainStep(KWS(), loss_fn), \
         {"wave": torch.randn(2, 1, 400, generator=g), "labels": torch.tensor([1, 2])}
 
+# --------------------------------------------------------------------------------------------------
+# round 20
+
+
+def _sb3c_tqc_critic_train():
+    """sb3-contrib's TQC (a TQCPolicy, Box(5) -> Box(2): 2 critics of 5 quantiles each, net_arch
+    [16]) and a user's critic update as TQC.train writes it: the next actions and log-probabilities
+    from the actor, the target critics' quantiles sorted and truncated (the top 2 dropped per net),
+    the entropy-regularised target, `quantile_huber_loss` against the current quantiles, a training
+    step on the critic."""
+    import gymnasium as gym
+    import torch
+    from sb3_contrib.common.utils import quantile_huber_loss
+    from sb3_contrib.tqc.policies import TQCPolicy
+
+    torch.manual_seed(0)
+    cfg = dict(obs=5, actions=2, n_quantiles=5, n_critics=2, top_quantiles_to_drop_per_net=2, gamma=0.99,
+               ent_coef=0.1, net_arch=[16])
+    policy = TQCPolicy(gym.spaces.Box(-1.0, 1.0, (5,)), gym.spaces.Box(-1.0, 1.0, (2,)), lr_schedule=lambda _: 3e-4,
+                       net_arch=[16], n_quantiles=5, n_critics=2)
+    drop = cfg["top_quantiles_to_drop_per_net"] * cfg["n_critics"]
+
+    def loss_fn(critic, obs, actions, rewards, next_obs, dones):
+        with torch.no_grad():
+            next_actions, next_log_prob = policy.actor.action_log_prob(next_obs)
+            next_quantiles = policy.critic_target(next_obs, next_actions)
+            n_target = next_quantiles.shape[1] * next_quantiles.shape[2] - drop
+            next_quantiles, _ = torch.sort(next_quantiles.reshape(obs.shape[0], -1))
+            next_quantiles = next_quantiles[:, :n_target]
+            target = next_quantiles - cfg["ent_coef"] * next_log_prob.reshape(-1, 1)
+            target = rewards + (1 - dones) * cfg["gamma"] * target
+            target = target.unsqueeze(1)
+        current = critic(obs, actions)
+        return quantile_huber_loss(current, target, sum_over_quantiles=True)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(policy.critic, loss_fn), {
+        "obs": torch.randn(6, 5, generator=g), "actions": torch.rand(6, 2, generator=g) * 2 - 1,
+        "rewards": torch.randn(6, 1, generator=g), "next_obs": torch.randn(6, 5, generator=g),
+        "dones": (torch.rand(6, 1, generator=g) < 0.3).float()}
+
+
+def _sb3c_recurrent_ppo_eval():
+    """sb3-contrib's RecurrentActorCriticPolicy (Box(4) -> Discrete(3), an LSTM of 8 shared by actor
+    and critic, net_arch [16]): `evaluate_actions` over 2 sequences of 3 steps with an episode start
+    in the middle (the LSTM state reset per step), as RecurrentPPO's loss calls it, then `predict`'s
+    path (`forward`, deterministic) for one step of 2 environments, in a user function."""
+    import gymnasium as gym
+    import torch
+    from sb3_contrib.common.recurrent.type_aliases import RNNStates
+    from sb3_contrib.ppo_recurrent.policies import RecurrentActorCriticPolicy
+
+    torch.manual_seed(0)
+    cfg = dict(obs=4, actions=3, lstm_hidden_size=8, net_arch=[16], n_envs=2, steps=3)
+    policy = RecurrentActorCriticPolicy(gym.spaces.Box(-1.0, 1.0, (4,)), gym.spaces.Discrete(3),
+                                        lr_schedule=lambda _: 3e-4, net_arch=[16], lstm_hidden_size=8).eval()
+
+    def evaluate(obs, actions, episode_starts, h, c):
+        lstm_states = RNNStates((h, c), (h.clone(), c.clone()))
+        values, log_prob, entropy = policy.evaluate_actions(obs, actions, lstm_states, episode_starts)
+        act, value, _, states = policy(obs[:2], lstm_states, episode_starts[:2], deterministic=True)
+        return values, log_prob, entropy, act, value, states.pi[0]
+    g = torch.Generator().manual_seed(1)
+    starts = torch.zeros(6)
+    starts[0] = starts[1] = starts[4] = 1.0
+    return cfg, evaluate, {"obs": torch.randn(6, 4, generator=g), "actions": torch.tensor([0, 2, 1, 1, 0, 2]),
+                           "episode_starts": starts, "h": torch.zeros(1, 2, 8), "c": torch.zeros(1, 2, 8)}
+
+
+def _sb3c_maskable_ppo_loss():
+    """sb3-contrib's MaskableActorCriticPolicy (Box(6) -> MultiDiscrete([3, 4]), net_arch [16]) and
+    MaskablePPO's clipped surrogate loss in a user's training step: `evaluate_actions` with invalid
+    actions masked out, ratio, clipping 0.2, value and entropy terms."""
+    import gymnasium as gym
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    torch.manual_seed(0)
+    cfg = dict(obs=6, actions="MultiDiscrete([3, 4])", net_arch=[16], clip_range=0.2, ent_coef=0.01,
+               vf_coef=0.5)
+    policy = MaskableActorCriticPolicy(gym.spaces.Box(-1.0, 1.0, (6,)), gym.spaces.MultiDiscrete([3, 4]),
+                                       lr_schedule=lambda _: 3e-4, net_arch=[16])
+
+    def loss_fn(p, obs, actions, action_masks, old_log_prob, advantages, returns):
+        values, log_prob, entropy = p.evaluate_actions(obs, actions, action_masks=action_masks)
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        ratio = torch.exp(log_prob - old_log_prob)
+        policy_loss = -torch.min(advantages * ratio, advantages * torch.clamp(ratio, 0.8, 1.2)).mean()
+        value_loss = torch.nn.functional.mse_loss(returns, values.flatten())
+        return policy_loss + cfg["ent_coef"] * -torch.mean(entropy) + cfg["vf_coef"] * value_loss
+    g = torch.Generator().manual_seed(1)
+    masks = torch.ones(5, 7, dtype=torch.bool)
+    masks[0, 1] = masks[2, 4] = masks[3, 6] = masks[4, 0] = False
+    return cfg, _TrainStep(policy, loss_fn), {
+        "obs": torch.randn(5, 6, generator=g), "actions": torch.tensor([[0, 0], [2, 3], [1, 1], [2, 2], [1, 3]]),
+        "action_masks": masks, "old_log_prob": -torch.rand(5, generator=g) - 1,
+        "advantages": torch.randn(5, generator=g), "returns": torch.randn(5, generator=g)}
+
+
+def _struct_crf_tagger_train():
+    """torch-struct's LinearChainCRF in a user's tagger (embedding, BiLSTM, a linear emission layer
+    plus a learnt transition matrix broadcast into the (batch, N-1, C, C) log-potentials): a training
+    step on the negative log-likelihood of gold tags (`to_event` of the tag sequence, `log_prob`) for 3
+    sentences of lengths 7, 5 and 4 (`lengths` given)."""
+    import torch
+    from torch_struct import LinearChainCRF
+
+    torch.manual_seed(0)
+    cfg = dict(vocab=30, emb=16, hidden=8, tags=4, lengths=[7, 5, 4])
+
+    class Tagger(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.Embedding(30, 16)
+            self.lstm = torch.nn.LSTM(16, 8, batch_first=True, bidirectional=True)
+            self.out = torch.nn.Linear(16, 4)
+            self.trans = torch.nn.Parameter(torch.randn(4, 4) * 0.1)
+
+        def forward(self, words, lengths):
+            h, _ = self.lstm(self.emb(words))
+            emit = self.out(h)[:, 1:]
+            potentials = emit.unsqueeze(-1) + self.trans.view(1, 1, 4, 4)
+            potentials[:, 0] += self.out(h)[:, 0].unsqueeze(-2)
+            return LinearChainCRF(potentials, lengths=lengths)
+
+    def loss_fn(m, words, lengths, tags):
+        dist = m(words, lengths)
+        gold = LinearChainCRF.struct.to_parts(tags, 4, lengths=lengths).type_as(dist.log_potentials)
+        return -dist.log_prob(gold).mean()
+    g = torch.Generator().manual_seed(1)
+    lengths = torch.tensor([7, 5, 4])
+    return cfg, _TrainStep(Tagger(), loss_fn), {"words": torch.randint(0, 30, (3, 7), generator=g),
+                                                "lengths": lengths, "tags": torch.randint(0, 4, (3, 7), generator=g)}
+
+
+def _struct_dependency_parse():
+    """torch-struct's DependencyCRF (projective, Eisner's algorithm as a semiring dynamic program) over
+    a biaffine scorer's arc scores for 2 sentences of 6 and 4 words (`lengths`): the partition, the
+    arc marginals, the best tree (`argmax`) and its entropy, in a user function (grad on: torch-struct
+    computes marginals and the argmax by autograd)."""
+    import torch
+    from torch_struct import DependencyCRF
+
+    torch.manual_seed(0)
+    cfg = dict(words=6, dim=8, lengths=[6, 4])
+    biaffine = torch.nn.Bilinear(8, 8, 1)
+
+    def parse(h, lengths):
+        n = h.shape[1]
+        arcs = biaffine(h.unsqueeze(2).expand(-1, -1, n, -1).contiguous(),
+                        h.unsqueeze(1).expand(-1, n, -1, -1).contiguous()).squeeze(-1)
+        dist = DependencyCRF(arcs, lengths=lengths)
+        return dist.partition, dist.marginals, dist.argmax, dist.entropy
+    g = torch.Generator().manual_seed(1)
+    return cfg, parse, {"h": torch.randn(2, 6, 8, generator=g), "lengths": torch.tensor([6, 4])}
+
+
+def _torch_dct_compress():
+    """torch-dct's orthonormal 2-d DCT as a JPEG-style codec in a user function: 8x8 blocks of 2 images
+    of 16x16 (`dct_2d`, norm 'ortho'), the coefficients outside the top-left 4x4 zeroed, `idct_2d`
+    back; and the 3-d DCT and inverse of a 4x8x8 volume (`dct_3d`, `idct_3d`, no norm)."""
+    import torch
+    import torch_dct
+
+    cfg = dict(block=8, keep=4, images="2x16x16", volume="4x8x8")
+
+    def codec(images, volume):
+        blocks = images.unfold(1, 8, 8).unfold(2, 8, 8)
+        coeffs = torch_dct.dct_2d(blocks, norm="ortho")
+        keep = torch.zeros(8, 8)
+        keep[:4, :4] = 1.0
+        recon = torch_dct.idct_2d(coeffs * keep, norm="ortho")
+        images_out = recon.permute(0, 1, 3, 2, 4).reshape(images.shape)
+        return images_out, coeffs, torch_dct.idct_3d(torch_dct.dct_3d(volume))
+    g = torch.Generator().manual_seed(1)
+    return cfg, codec, {"images": torch.randn(2, 16, 16, generator=g), "volume": torch.randn(4, 8, 8, generator=g)}
+
+
+def _torch_dct_linear_train():
+    """torch-dct's LinearDCT (the DCT-II and its inverse as fixed nn.Linear layers, norm 'ortho') in a
+    user's spectral filter model: `apply_linear_2d` to 8x8 inputs, a learnt frequency mask, the
+    inverse; a training step on the MSE to a target, plus the 1-d `dct`/`idct` of its rows."""
+    import torch
+    import torch_dct
+
+    torch.manual_seed(0)
+    cfg = dict(n=8, norm="ortho")
+
+    class SpectralFilter(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dct = torch_dct.LinearDCT(8, "dct", norm="ortho")
+            self.idct = torch_dct.LinearDCT(8, "idct", norm="ortho")
+            self.mask = torch.nn.Parameter(torch.ones(8, 8))
+
+        def forward(self, x):
+            y = torch_dct.apply_linear_2d(x, self.dct) * self.mask
+            return torch_dct.apply_linear_2d(y, self.idct) + torch_dct.idct(torch_dct.dct(x, norm="ortho"))
+
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(SpectralFilter(), _mse), {"x": torch.randn(3, 8, 8, generator=g),
+                                                     "y": torch.randn(3, 8, 8, generator=g)}
+
+
+def _tltorch_factorized_train():
+    """tensorly-torch's FactorizedLinear (a Tucker-factorised 64 x 48 weight, in_tensorized_features
+    (8, 8), out (6, 8), rank 0.5, factorized forward) and a TRL (tensor regression layer, CP rank 4)
+    on a TCL (tensor contraction layer) in a user's model: a training step on cross entropy."""
+    import numpy as np
+    import torch
+    import tltorch
+
+    torch.manual_seed(0)
+    np.random.seed(0)  # tensorly's decompositions draw from numpy
+    cfg = dict(linear="Tucker (8, 8) -> (6, 8), rank 0.5", tcl="(4, 6, 2) -> (3, 3, 2)", trl="CP rank 4 -> 5")
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = tltorch.FactorizedLinear(in_tensorized_features=(8, 8), out_tensorized_features=(6, 8),
+                                               factorization="tucker", rank=0.5, implementation="factorized")
+            self.tcl = tltorch.TCL(input_shape=(4, 6, 2), rank=(3, 3, 2))
+            self.trl = tltorch.TRL(input_shape=(3, 3, 2), output_shape=(5,), factorization="cp", rank=4)
+
+        def forward(self, x):
+            h = torch.relu(self.fc(x)).view(-1, 4, 6, 2)
+            return self.trl(torch.relu(self.tcl(h)))
+
+    def loss_fn(m, x, y):
+        return torch.nn.functional.cross_entropy(m(x), y)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(Net(), loss_fn), {"x": torch.randn(4, 64, generator=g),
+                                             "y": torch.randint(0, 5, (4,), generator=g)}
+
+
+def _tltorch_factorized_conv():
+    """tensorly-torch's FactorizedConv (a CP-factorised 3x3 convolution, 4 -> 8 channels, rank 0.5,
+    factorized forward) and `FactorizedConv.from_conv` of a user's Conv2d (Tucker, reconstructed), eval,
+    in a user function."""
+    import numpy as np
+    import torch
+    import tltorch
+
+    torch.manual_seed(0)
+    np.random.seed(0)  # tensorly's decompositions draw from numpy
+    cfg = dict(cp="4 -> 8, 3x3, rank 0.5, factorized", tucker="from_conv 8 -> 6, 3x3, rank 0.5, reconstructed")
+    conv = tltorch.FactorizedConv(4, 8, kernel_size=3, order=2, factorization="cp", rank=0.5,
+                                  implementation="factorized", padding=1)
+    conv.reset_parameters()  # the constructor leaves the factors and bias uninitialised (from_conv calls it)
+    conv2 = tltorch.FactorizedConv.from_conv(torch.nn.Conv2d(8, 6, 3), rank=0.5, factorization="tucker",
+                                             implementation="reconstructed")
+
+    def run(images):
+        return conv2(torch.relu(conv(images)))
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"images": torch.randn(2, 4, 10, 10, generator=g)}
+
+
+def _torch_frame_data(num_rows, stypes, seed=1):
+    """A materialised torch_frame FakeDataset (numpy-drawn columns, target 'target'): its TensorFrame,
+    column statistics and target."""
+    import numpy as np
+    import torch_frame
+    from torch_frame.datasets import FakeDataset
+
+    np.random.seed(seed)
+    ds = FakeDataset(num_rows=num_rows, with_nan=False, stypes=[getattr(torch_frame.stype, s) for s in stypes],
+                     create_split=False).materialize()
+    return ds.tensor_frame, ds.col_stats
+
+
+def _torch_frame_fttransformer():
+    """pytorch-frame's FTTransformer (channels 16, 2 layers; categorical and numerical columns
+    encoded by its stype encoders, a CLS token) on a TensorFrame of 8 rows of a FakeDataset, eval, in
+    a user function."""
+    import torch
+    from torch_frame.nn.models import FTTransformer
+
+    torch.manual_seed(0)
+    tf, col_stats = _torch_frame_data(8, ["categorical", "numerical"])
+    cfg = dict(channels=16, out_channels=3, num_layers=2, rows=8)
+    model = FTTransformer(channels=16, out_channels=3, num_layers=2, col_stats=col_stats,
+                          col_names_dict=tf.col_names_dict).eval()
+
+    def predict(tf):
+        return model(tf)
+    return cfg, predict, {"tf": tf}
+
+
+def _torch_frame_excelformer_train():
+    """pytorch-frame's ExcelFormer (numerical columns only, no mutual-information scores: in
+    channels 8, 2 layers, 2 heads) with `mixup_encoded` (hidden mixup: beta-drawn coefficients and a
+    shuffle of the rows) in a training step on the mixed-up targets' MSE, 8 rows, training mode."""
+    import torch
+    from torch_frame.nn.models import ExcelFormer
+
+    torch.manual_seed(0)
+    tf, col_stats = _torch_frame_data(8, ["numerical"])
+    num_cols = len(tf.col_names_dict[next(iter(tf.col_names_dict))])
+    cfg = dict(in_channels=8, out_channels=1, num_cols=num_cols, num_layers=2, num_heads=2, mixup="hidden")
+    model = ExcelFormer(in_channels=8, out_channels=1, num_cols=num_cols, num_layers=2, num_heads=2,
+                        col_stats=col_stats, col_names_dict=tf.col_names_dict, mixup="hidden")
+
+    def loss_fn(m, tf):
+        torch.manual_seed(3)
+        out, y = m(tf, mixup_encoded=True)
+        return torch.nn.functional.mse_loss(out.view(-1), y.view(-1))
+    return cfg, _TrainStep(model, loss_fn), {"tf": tf}
+
 
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
+
+
+def _SB3C(algo):
+    """The check list of an sb3-contrib entry: its algorithm, sb3-contrib's common code and the parts of
+    stable-baselines3 its policies run through."""
+    return ["sb3_contrib/common", f"sb3_contrib/{algo}", "stable_baselines3/common/policies.py",
+            "stable_baselines3/common/distributions.py", "stable_baselines3/common/torch_layers.py",
+            "stable_baselines3/common/preprocessing.py"]
+
+
+_STRUCT = ["torch_struct/" + f for f in ("distributions.py", "helpers.py", "linearchain.py", "deptree.py",
+                                         "semirings")]
+_TLTORCH = ["tltorch/factorized_layers", "tltorch/factorized_tensors", "tltorch/functional", "tltorch/utils",
+            "tensorly/tenalg", "tensorly/cp_tensor.py", "tensorly/tucker_tensor.py", "tensorly/base.py"]
 _KAN_FILES = ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"]
 
 ENTRIES = {e.name: e for e in [
@@ -3613,4 +3938,41 @@ ENTRIES = {e.name: e for e in [
     Entry("asteroid-sinc-pcen-train", "asteroid_filterbanks", "asteroid-filterbanks==0.4.0",
           "ParamSincFB Encoder, mag, trainable PCEN in a user's classifier: a training step",
           _asteroid_sinc_pcen_train, ["asteroid_filterbanks"], grad=True, training=True),
+    # round 20
+    Entry("sb3c-tqc-critic-train", "sb3_contrib", "sb3-contrib==2.9.2",
+          "TQC critic update (actor's next actions, truncated sorted target quantiles, quantile Huber): a training step",
+          _sb3c_tqc_critic_train, _SB3C("tqc"), grad=True, training=True, scope="module", also=("stable_baselines3",)),
+    Entry("sb3c-recurrent-ppo-eval", "sb3_contrib", "sb3-contrib==2.9.2",
+          "RecurrentActorCriticPolicy: evaluate_actions over sequences with episode starts, forward, in a user function",
+          _sb3c_recurrent_ppo_eval, _SB3C("ppo_recurrent"), scope="module", also=("stable_baselines3",)),
+    Entry("sb3c-maskable-ppo-loss", "sb3_contrib", "sb3-contrib==2.9.2",
+          "MaskableActorCriticPolicy.evaluate_actions with action masks in MaskablePPO's clipped loss: a training step",
+          _sb3c_maskable_ppo_loss, _SB3C("ppo_mask"), grad=True, training=True, scope="module",
+          also=("stable_baselines3",)),
+    Entry("struct-crf-tagger-train", "torch_struct", "torch-struct==0.5",
+          "LinearChainCRF over a BiLSTM tagger's potentials with lengths: log_prob of gold tags, a training step",
+          _struct_crf_tagger_train, _STRUCT, grad=True, training=True, scope="module"),
+    Entry("struct-dependency-parse", "torch_struct", "torch-struct==0.5",
+          "DependencyCRF over biaffine arc scores with lengths: partition, marginals, argmax, entropy in a user function",
+          _struct_dependency_parse, _STRUCT, grad=True, scope="module"),
+    Entry("torch-dct-compress", "torch_dct", "torch-dct==0.1.6",
+          "dct_2d/idct_2d (ortho) of 8x8 blocks with high frequencies zeroed, dct_3d/idct_3d, in a user function",
+          _torch_dct_compress, ["torch_dct"], scope="module"),
+    Entry("torch-dct-linear-train", "torch_dct", "torch-dct==0.1.6",
+          "LinearDCT layers (dct, idct) and dct/idct in a user's spectral filter: a training step",
+          _torch_dct_linear_train, ["torch_dct"], grad=True, training=True, scope="module"),
+    Entry("tltorch-factorized-train", "tltorch", "tensorly-torch==0.5.0",
+          "FactorizedLinear (Tucker, factorized forward), TCL and TRL (CP) in a user's model: a training step",
+          _tltorch_factorized_train, _TLTORCH, grad=True, training=True, also=("tensorly",)),
+    Entry("tltorch-factorized-conv", "tltorch", "tensorly-torch==0.5.0",
+          "FactorizedConv (CP, factorized) and FactorizedConv.from_conv (Tucker, reconstructed) in a user function",
+          _tltorch_factorized_conv, _TLTORCH, also=("tensorly",)),
+    Entry("torch-frame-fttransformer", "torch_frame", "pytorch-frame==0.3.0",
+          "FTTransformer over a TensorFrame (categorical and numerical stype encoders), eval, in a user function",
+          _torch_frame_fttransformer, ["torch_frame/nn", "torch_frame/data/tensor_frame.py",
+                                       "torch_frame/data/multi_tensor.py"]),
+    Entry("torch-frame-excelformer-train", "torch_frame", "pytorch-frame==0.3.0",
+          "ExcelFormer (hidden mixup of encoded columns) on a TensorFrame: a training step on the mixed-up targets",
+          _torch_frame_excelformer_train, ["torch_frame/nn", "torch_frame/data/tensor_frame.py",
+                                           "torch_frame/data/multi_tensor.py"], grad=True, training=True),
 ]}
