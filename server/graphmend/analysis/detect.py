@@ -175,6 +175,9 @@ class FunctionWalker:
         # names bound to a 0-dim tensor the frame computed (`i = y.argmax()`), with the block of
         # that binding, as `_flow_masks`
         self._zero_dims: dict[str, int] = {}
+        # names bound to the items of iterating a tensor (`for idx in perm:`), with the tensor and
+        # the loop body's block: 0-dim tensors when the tensor is 1-d
+        self._items: dict[str, tuple[ast.expr, int]] = {}
         self._blocks: list[int] = []  # id() of the statement lists being walked, outermost first
         self._maybe_none: Optional[set[str]] = None  # maybe_none_names, when needed
         self._seen: set[int] = set()
@@ -211,6 +214,7 @@ class FunctionWalker:
         # input as an index traces (measured): what is known of 0-dim names ends here (also on a
         # loop body's second walk, where the site is known already)
         self._zero_dims.clear()
+        self._items.clear()
         key = (code, id(node))
         if key in self._seen:
             return
@@ -310,10 +314,11 @@ class FunctionWalker:
     def flow_bindings(self, s: ast.stmt) -> None:
         """Keep `_flow_masks` and `_zero_dims` as of after `s`: a name rebound to anything else is
         neither a mask nor a 0-dim tensor (`out[mask] = v` does not rebind mask)."""
-        if self._flow_masks or self._zero_dims:
+        if self._flow_masks or self._zero_dims or self._items:
             for name in _bound_names(s, stored_only=True):
                 self._flow_masks.pop(name, None)
                 self._zero_dims.pop(name, None)
+                self._items.pop(name, None)
         if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
             return
         name, block = s.targets[0].id, self._blocks[-1] if self._blocks else 0
@@ -355,6 +360,33 @@ class FunctionWalker:
         q = self.env.qualify(func) or ""
         return q == f"torch.{name}" and self.env.kind(e.args[0]) is Kind.TENSOR
 
+    def tensor_item(self, e: ast.expr, comp_items: dict[int, ast.expr]) -> Optional[ast.expr]:
+        """The tensor whose iteration bound the name `e` (a loop's target in this flow, or a load of
+        a comprehension's target), or None."""
+        if not isinstance(e, ast.Name):
+            return None
+        if id(e) in comp_items:
+            return comp_items[id(e)]
+        held = self._items.get(e.id)
+        return held[0] if held is not None and held[1] in self._blocks else None
+
+    def comprehension_items(self, comp: ast.expr, out: dict[int, ast.expr]) -> None:
+        """The loads, in a comprehension, of a target that iterates a tensor (`for l in lengths`,
+        `for i, l in enumerate(lengths)`): id() -> the tensor."""
+        for gen in comp.generators:
+            iterable, target = gen.iter, gen.target
+            if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+                    and "enumerate" not in self.env.locals and iterable.args and isinstance(target, ast.Tuple) \
+                    and len(target.elts) == 2:
+                iterable, target = iterable.args[0], target.elts[1]
+            if not isinstance(target, ast.Name) or not _may_iterate_a_tensor(iterable, self.env):
+                continue
+            parts = [comp.key, comp.value] if isinstance(comp, ast.DictComp) else [comp.elt]
+            for part in [*parts, *(c for g in comp.generators for c in g.ifs)]:
+                for n in fast_walk(part):
+                    if isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load):
+                        out[id(n)] = iterable
+
     def _known_mask(self, e: ast.Name) -> bool:
         held = self._flow_masks.get(e.id)
         return (held is not None and held[1] in self._blocks) or (self._masks is not None and e.id in self._masks)
@@ -363,7 +395,7 @@ class FunctionWalker:
         env = self.env
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return  # nested definitions are walked as functions of their own when reached
-        if self._flow_masks or self._zero_dims or isinstance(s, ast.Assign):
+        if self._flow_masks or self._zero_dims or self._items or isinstance(s, ast.Assign):
             self.flow_bindings(s)
         if self.none_splits or self.facts:
             bound = _bound_names(s)  # what the statement rebinds loses what was known of it
@@ -413,6 +445,8 @@ class FunctionWalker:
                     env.bind(t, _item_kind(env.iter_kind(a)))
             else:
                 env.bind(target, _item_kind(it))
+            if isinstance(target, ast.Name) and _may_iterate_a_tensor(iterable, env):
+                self._items[target.id] = (iterable, id(s.body))
             item = self.numpy_item_target(s.iter, s.target)
             for _ in range(2):  # loop-carried kinds: a second pass settles most
                 if item is not None:  # each pass starts an iteration (track_numpy drops it after the loop)
@@ -749,9 +783,12 @@ class FunctionWalker:
             for node in nodes:
                 if isinstance(node, _COMPREHENSIONS):
                     self.numpy_comprehension(node)
+        comp_items: dict[int, ast.expr] = {}  # id() of loads of a comprehension's target over a tensor
         for node in nodes:
             if isinstance(node, ast.Call):
                 self.call(node)
+            elif isinstance(node, _COMPREHENSIONS):  # before its element (pre-order)
+                self.comprehension_items(node, comp_items)
             elif isinstance(node, ast.BoolOp) and id(node) not in tested:
                 self.operand_truth(node)
             elif isinstance(node, ast.IfExp):
@@ -794,6 +831,22 @@ class FunctionWalker:
                     # `x[t.sum() > 0] = 0`): its value is read into Python (GB0033, measured on
                     # torch 2.13; a 1-d index tensor is advanced indexing, and traces)
                     self.add("GM401", node, detail="a 0-dim tensor as an index", gb_id="GB0033")
+                elif value_kind is Kind.TENSOR and not masked and (self._items or comp_items):
+                    # an item of iterating a tensor (`for idx in perm: y[..., idx] = ...`,
+                    # `[final[:, i, l] for i, l in enumerate(lengths)]`): 0-dim when the tensor is
+                    # 1-d, and then read into Python (GB0033, and the loop's frame is skipped; an
+                    # item of a 2-d tensor is a 1-d index, which traces: measured on torch 2.13).
+                    # The rank is not in the code: the break is named with its condition.
+                    held = next((h for h in map(lambda x: self.tensor_item(x, comp_items), parts) if h is not None),
+                                None)
+                    # not `d[k] for k in d`: a mapping the walk took for a tensor, iterated for its
+                    # keys (monai's checkpoint `["network_weights"]`, torchmetrics' `res1[k] for k in
+                    # res1` under `isinstance(res1, Mapping)`)
+                    if held is not None and ast.dump(node.value) != ast.dump(held):
+                        one_d = ast.Compare(ast.Call(ast.Attribute(held, "dim", ast.Load()), [], []), [ast.Eq()],
+                                            [ast.Constant(1)])
+                        self.add("GM401", node, detail=f"an item of iterating `{ast.unparse(held)}` as an index",
+                                 gb_id="GB0033", values=[(one_d, True)])
                 bounds = [b for x in parts if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step)
                           if b is not None]
                 if value_kind is Kind.TENSOR and any(self.env.kind(b) is Kind.TENSOR for b in bounds):
@@ -1520,6 +1573,15 @@ FULL_REDUCTIONS = frozenset({"argmax", "argmin", "sum", "mean", "max", "min", "p
 # methods that keep a tensor's rank
 ZERO_DIM_CASTS = frozenset({"long", "int", "float", "double", "bool", "half", "to", "type", "clone", "detach",
                             "contiguous"})
+
+
+def _may_iterate_a_tensor(iterable: ast.expr, env) -> bool:
+    """A tensor to the walk, and not a value looked up by a string key (`ckpt["network_weights"]`:
+    no tensor is indexed by a string)."""
+    if isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Constant) \
+            and isinstance(iterable.slice.value, str):
+        return False
+    return env.kind(iterable) is Kind.TENSOR
 
 
 def _may_make_array(v: ast.expr) -> bool:
