@@ -522,11 +522,7 @@ def _check_one(path: str, wanted: Optional[frozenset[str]] = None) -> tuple:
         from graphmend.analysis.workspace import Workspace
         ws = _STATE["workspace"] = Workspace(extra_paths=_STATE.get("import_roots"))
     ws.consulted = set()
-    if wanted is None:
-        select = analysis.reached_in_file({}, {})
-    else:
-        def select(_summary):
-            return dict.fromkeys(wanted, "")
+    select = analysis.reached_in_file(dict.fromkeys(wanted or (), ""), {})
     try:
         summary = analysis.summarize(src.text, path, settings, workspace=ws, select=select)
     except RecursionError as e:
@@ -770,10 +766,10 @@ def _summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[in
     for i, s in enumerate(res):
         if isinstance(s, str) or s.scope is None or s.walked is None:
             continue
-        need = set(reached.get(s.scope.module, ())) - s.scope.disabled
-        if not need <= s.walked:
+        missing = analysis.unwalked(s.scope, s.walked, reached)
+        if missing:
             redo.append(i)
-            wanted.append((files[i], frozenset(need | s.walked)))
+            wanted.append((files[i], frozenset(missing | s.walked)))
     if redo:  # the same texts, so the same scopes: `reached` stands
         _summarize_into(res, redo, wanted, settings, jobs, workspace_factory, roots, extra, cache)
     return res, reached

@@ -7,6 +7,6 @@ asked for (see `graphmend.rewrite`).
 from __future__ import annotations
 
 from graphmend.analysis.engine import (  # noqa: F401
-    FileAnalysis, FileSummary, analyze_many, analyze_source, foreign_seeded, reached_in_file, summarize,
+    FileAnalysis, FileSummary, analyze_many, analyze_source, foreign_seeded, reached_in_file, summarize, unwalked,
 )
 from graphmend.analysis.scope import reach  # noqa: F401

@@ -322,24 +322,20 @@ class Env:
         self.cls: Optional[ClassInfo] = fi.cls
         self._bases_buffers: Optional[set[str]] = None
         self._backends: Optional[frozenset] = None
-        self.kinds: dict[str, Kind] = {}
-        self.locals: set[str] = set()
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
-        self.number_or_tensor: set[str] = set()  # parameters still bound to a tensor-or-number argument
         self.tuple_items: set[str] = set()  # names unpacked from a call's tuple (see bind)
-        # parameters annotated as containers of tensors, still bound to the argument: name ->
-        # "mapping" (`params: Dict[str, Tensor]`: params["order"] is a tensor) or "sequence"
-        self.containers: dict[str, str] = {}
         # a module that imports neither torch nor anything of it (monai's numpy stain normalizer):
         # `x.min()`, `x.reshape(...)` there are numpy's, no evidence of a tensor
         self.evidence = fi.evidence if imports_torch(symbols) else {}  # name -> its last use's line
         node = fi.node  # read through the property: `tracking()` sees the header read
         kinds, containers, either, self.unknown_params, records = _header(symbols, fi, node, self.evidence)
-        self.kinds.update(kinds)
-        self.locals.update(kinds)
-        self.containers.update(containers)
-        self.number_or_tensor = set(either)
-        self.records = dict(records)
+        self.kinds: dict[str, Kind] = dict(kinds)
+        self.locals: set[str] = set(kinds)
+        # parameters annotated as containers of tensors, still bound to the argument: name ->
+        # "mapping" (`params: Dict[str, Tensor]`: params["order"] is a tensor) or "sequence"
+        self.containers: dict[str, str] = dict(containers)
+        self.number_or_tensor: set[str] = set(either)  # parameters still bound to a tensor-or-number argument
+        self.records: dict[str, str] = dict(records)
         self.seeded: dict[str, object] = {}
         for name, why in (seeds or {}).items():
             if name in self.unknown_params:

@@ -374,18 +374,13 @@ class FunctionWalker:
         """The loads, in a comprehension, of a target that iterates a tensor (`for l in lengths`,
         `for i, l in enumerate(lengths)`): id() -> the tensor."""
         for gen in comp.generators:
-            iterable, target = gen.iter, gen.target
-            if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
-                    and "enumerate" not in self.env.locals and iterable.args and isinstance(target, ast.Tuple) \
-                    and len(target.elts) == 2:
-                iterable, target = iterable.args[0], target.elts[1]
+            iterable, target = _enumerated(gen.iter, gen.target, self.env.locals)
             if not isinstance(target, ast.Name) or not _may_iterate_a_tensor(iterable, self.env):
                 continue
-            parts = [comp.key, comp.value] if isinstance(comp, ast.DictComp) else [comp.elt]
-            for part in [*parts, *(c for g in comp.generators for c in g.ifs)]:
-                for n in fast_walk(part):
-                    if isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load):
-                        out[id(n)] = iterable
+            loads: set[int] = set()
+            for part in [*_element_parts(comp), *(c for g in comp.generators for c in g.ifs)]:
+                _mark_loads(part, {target.id}, loads)
+            out.update(dict.fromkeys(loads, iterable))
 
     def _known_mask(self, e: ast.Name) -> bool:
         held = self._flow_masks.get(e.id)
@@ -429,14 +424,10 @@ class FunctionWalker:
             self.exprs(s.iter)
             it = env.iter_kind(s.iter)
             target = s.target
-            if (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
-                    and s.iter.func.id == "enumerate" and s.iter.args and isinstance(target, ast.Tuple)
-                    and len(target.elts) == 2):
-                env.bind(target.elts[0], Kind.STATIC)  # the index; rows of a tensor are tensors
-                it, target = env.iter_kind(s.iter.args[0]), target.elts[1]
-                iterable = s.iter.args[0]
-            else:
-                iterable = s.iter
+            iterable, target = _enumerated(s.iter, target, env.locals)
+            if iterable is not s.iter:
+                env.bind(s.target.elts[0], Kind.STATIC)  # the index; rows of a tensor are tensors
+                it = env.iter_kind(iterable)
             if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip" \
                     and "zip" not in env.locals and isinstance(target, ast.Tuple) and not iterable.keywords \
                     and len(target.elts) == len(iterable.args) and not any(isinstance(a, ast.Starred) for a in iterable.args):
@@ -837,8 +828,7 @@ class FunctionWalker:
                     # 1-d, and then read into Python (GB0033, and the loop's frame is skipped; an
                     # item of a 2-d tensor is a 1-d index, which traces: measured on torch 2.13).
                     # The rank is not in the code: the break is named with its condition.
-                    held = next((h for h in map(lambda x: self.tensor_item(x, comp_items), parts) if h is not None),
-                                None)
+                    held = next(filter(None, (self.tensor_item(x, comp_items) for x in parts)), None)
                     # not `d[k] for k in d`: a mapping the walk took for a tensor, iterated for its
                     # keys (monai's checkpoint `["network_weights"]`, torchmetrics' `res1[k] for k in
                     # res1` under `isinstance(res1, Mapping)`)
@@ -1107,10 +1097,7 @@ class FunctionWalker:
         """The name a loop over a numpy array binds to its items (rows of a 2-dim one, 0-dim
         values of a 1-dim one: Dynamo iterates the tensor it traces): `for x in a`, the value
         of `for i, x in enumerate(a)`; None when it binds none."""
-        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
-                and len(iterable.args) == 1 and not iterable.keywords and isinstance(target, ast.Tuple) \
-                and len(target.elts) == 2 and "enumerate" not in self.env.locals:
-            iterable, target = iterable.args[0], target.elts[1]
+        iterable, target = _enumerated(iterable, target, self.env.locals)
         if isinstance(target, ast.Name) and self.numpy_value(iterable):
             return target.id
         return None
@@ -1127,7 +1114,7 @@ class FunctionWalker:
             name = self.numpy_item_target(gen.iter, gen.target)
             if name is not None:
                 names.add(name)
-        parts = [comp.key, comp.value] if isinstance(comp, ast.DictComp) else [comp.elt]
+        parts = _element_parts(comp)
         parts += [x for gen in comp.generators for x in gen.ifs] + [gen.iter for gen in comp.generators[1:]]
         others = (bound - names) & self._numpy_names  # `[... s ... for s in range(n)]`: not the array `s`
         for part in parts:
@@ -1366,6 +1353,21 @@ _EMPTY_FACTORIES = ("torch.empty", "torch.zeros", "torch.ones", "torch.rand", "t
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _enumerated(iterable: ast.expr, target: ast.expr, local_names) -> tuple[ast.expr, ast.expr]:
+    """`for i, x in enumerate(a)`: (a, x), what the loop's value iterates and binds; else
+    (iterable, target) as they are."""
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+            and "enumerate" not in local_names and iterable.args and not isinstance(iterable.args[0], ast.Starred) \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        return iterable.args[0], target.elts[1]
+    return iterable, target
+
+
+def _element_parts(comp: ast.expr) -> list[ast.expr]:
+    """What a comprehension makes of each item: its element (a dict comprehension's key and value)."""
+    return [comp.key, comp.value] if isinstance(comp, ast.DictComp) else [comp.elt]
 
 
 def _target_ids(t: ast.expr) -> set[str]:

@@ -280,6 +280,12 @@ def analyze_source(text: str, path: str = "<string>", settings: Optional[Setting
     return findings_in_scope(summary, reached, settings)
 
 
+def unwalked(scope: FileScope, walked: set[str], reached: dict[str, dict[str, str]]) -> set[str]:
+    """The functions of a file that entries reach (`reached`: `reach` over the files) but its
+    summary did not walk (it walked those its own entries reach): they need a walk of their own."""
+    return set(reached.get(scope.module, ())) - scope.disabled - walked
+
+
 def reached_in_file(external: dict[str, str], out: dict[str, str]) -> Select:
     """A `select` for `summarize` of one file on its own: the functions reached from its entries
     and from `external` (functions of this file that entries elsewhere reach: qualname -> that

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Callable, Optional
 
 from graphmend import scan
-from graphmend.analysis.engine import reached_in_file, summarize
+from graphmend.analysis.engine import reached_in_file, summarize, unwalked
 from graphmend.analysis.scope import FileScope, reach
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
@@ -71,11 +71,11 @@ class WorkspaceIndex:
                 scopes[path], lines[path], seeded[path], calls_into[path], walked[path] = got
         everywhere = reach(list(scopes.values()))
         for path, scope in list(scopes.items()):
-            need = set(everywhere.get(scope.module, ())) - scope.disabled
-            if not need <= walked[path]:  # reached from other files' entries: walk those too
+            missing = unwalked(scope, walked[path], everywhere)
+            if missing:  # reached from other files' entries: walk those too
                 if cancelled():
                     raise Cancelled()
-                got = self._summarize(path, settings, workspace, digests, dict.fromkeys(need, ""))
+                got = self._summarize(path, settings, workspace, digests, dict.fromkeys(missing | walked[path], ""))
                 if got is not None:
                     scopes[path], lines[path], seeded[path], calls_into[path], walked[path] = got
         with self._lock:
@@ -193,8 +193,7 @@ class WorkspaceIndex:
         with self._lock:
             if self._reached is None:
                 self._reached = reach(list(self._scopes.values()))
-            return [p for p, scope in self._scopes.items()
-                    if not set(self._reached.get(scope.module, ())) - scope.disabled <= self._walked.get(p, set())]
+            return [p for p, scope in self._scopes.items() if unwalked(scope, self._walked.get(p, set()), self._reached)]
 
     def external(self, path: str) -> dict[str, str]:
         """Functions of `path` that entries in the other files reach (qualname -> entry label).
