@@ -23,6 +23,8 @@ from graphmend.analysis import analyze_source
 from test_callers import logged_break_lines
 
 HEAD = """\
+from typing import cast
+
 import torch
 
 
@@ -59,6 +61,14 @@ CASES = {
         "    i = 0\n"
         "    y[..., i] = x[..., i] * 2\n"
         "return y", [], True),
+    # a value the walk does not know, cast to a tensor type (flowtorch 0.8's autoregressive
+    # inverse: `for idx in cast(torch.LongTensor, permutation)`, realcode round 17)
+    "cast-to-a-tensor-type": (
+        "perm = table['perm']\n"
+        "y = torch.zeros_like(x)\n"
+        "for i in cast(torch.LongTensor, perm):\n"
+        "    y[..., i] = x[..., i] * 2\n"
+        "return y", [4], False),
     # a mapping iterated for its keys (`d[k] for k in d`), whatever the walk took it for
     "keys-of-a-mapping": (
         "t = table['weights']\n"
@@ -69,7 +79,7 @@ CASES = {
 def _args(two_d: bool):
     x = torch.arange(20.0).reshape(4, 5)
     idx = torch.tensor([[0, 1], [2, 3]]) if two_d else torch.tensor([2, 0, 1, 3])
-    return x, idx, {"weights": {"a": torch.ones(2), "b": torch.zeros(2)}}
+    return x, idx, {"weights": {"a": torch.ones(2), "b": torch.zeros(2)}, "perm": idx}
 
 
 @pytest.mark.parametrize("body,expected,two_d", CASES.values(), ids=CASES.keys())
@@ -80,7 +90,7 @@ def test_items_of_a_tensor_as_an_index(body, expected, two_d, tmp_path):
     for fd in fa.findings:
         assert fd.condition is not None and ".dim() == 1" in fd.condition.text and fd.gb_id == "GB0033", text
     mod = load_module(text, tmp_path, "tensor_items")
-    if "table" in body:  # the mapping case: the walk's view of `table` only, nothing compiled breaks
+    if "for k in t" in body:  # the mapping case: the walk's view of `table` only, nothing compiled breaks
         assert logged_break_lines(mod.f, *_args(False), path=mod.__file__) == set(), text
         return
     one_d = logged_break_lines(mod.f, *_args(False), path=mod.__file__)

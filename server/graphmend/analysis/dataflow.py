@@ -630,6 +630,12 @@ class Env:
                 name = e.args[1] if len(e.args) > 1 else None
                 if not (isinstance(name, ast.Constant) and name.value in STATIC_ATTRS):
                     return Kind.UNKNOWN
+            if q in ("typing.cast", "typing_extensions.cast") and len(e.args) == 2:
+                # a cast to a tensor type says the value is one (flowtorch's `for idx in
+                # cast(torch.LongTensor, permutation)`, a buffer read through a helper); to another
+                # type (`cast(Dict[str, Tensor], d)`), nothing the walk can use
+                if annotation_kind(e.args[0]) is Kind.TENSOR:
+                    return Kind.TENSOR
             if q in ("len", "isinstance", "hasattr", "getattr", "callable", "range", "type", "id",
                      "str", "repr", "print", "issubclass"):
                 return Kind.STATIC

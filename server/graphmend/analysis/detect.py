@@ -832,6 +832,9 @@ class FunctionWalker:
                     # not `d[k] for k in d`: a mapping the walk took for a tensor, iterated for its
                     # keys (monai's checkpoint `["network_weights"]`, torchmetrics' `res1[k] for k in
                     # res1` under `isinstance(res1, Mapping)`)
+                    if held is not None and isinstance(held, ast.Call) and len(held.args) == 2 and \
+                            (self.env.qualify(held.func) or "") in ("typing.cast", "typing_extensions.cast"):
+                        held = held.args[1]  # `cast(torch.LongTensor, permutation)`: name `permutation`
                     if held is not None and ast.dump(node.value) != ast.dump(held):
                         one_d = ast.Compare(ast.Call(ast.Attribute(held, "dim", ast.Load()), [], []), [ast.Eq()],
                                             [ast.Constant(1)])
