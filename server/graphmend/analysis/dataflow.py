@@ -378,18 +378,25 @@ class Env:
         elif isinstance(target, (ast.Tuple, ast.List)):
             vals = value.elts if isinstance(value, (ast.Tuple, ast.List)) and \
                 len(value.elts) == len(target.elts) else None
+            # what a method of this class or a function of this file returns, item by item: every
+            # `return` gives a tensor there (torch-struct's `arc_scores, batch, N, lengths =
+            # self._check_potentials(arc_scores, lengths)`, `lengths` a tensor or made one)
+            elts = self.returned_elements(value, len(target.elts)) \
+                if vals is None and kind is not Kind.STATIC else None
             for i, t in enumerate(target.elts):
                 if vals is not None:
                     self.bind(t, self.kind(vals[i]), vals[i])
                 else:
                     # unpacking a tensor (split/chunk/...) gives tensors; anything else: unknown
-                    self.bind(t, Kind.TENSOR if kind is Kind.TENSOR else
-                              (Kind.STATIC if kind is Kind.STATIC else Kind.UNKNOWN))
+                    self.bind(t, Kind.TENSOR if kind is Kind.TENSOR or (elts is not None and elts[i] is Kind.TENSOR)
+                              else (Kind.STATIC if kind is Kind.STATIC else Kind.UNKNOWN))
             if kind is Kind.TENSOR and vals is None and not _splits_a_tensor(value):
                 # an item of what a module or function returns as a tuple: a tensor to the walk,
                 # but it may be a list (diffusers' Lumina2 rope embedder returns `seq_lengths`, a
-                # list of ints): what iterating it gives is not known (iter_kind)
-                self.tuple_items |= {t.id for t in target.elts if isinstance(t, ast.Name)}
+                # list of ints): what iterating it gives is not known (iter_kind), unless every
+                # `return` gives a tensor there (above)
+                self.tuple_items |= {t.id for i, t in enumerate(target.elts) if isinstance(t, ast.Name)
+                                     and not (elts is not None and elts[i] is Kind.TENSOR)}
         elif isinstance(target, ast.Starred):
             self.bind(target.value, Kind.UNKNOWN)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
@@ -399,6 +406,26 @@ class Env:
                 self.self_kinds[target.attr] = kind
             else:
                 self.self_kinds.pop(target.attr, None)
+
+    def returned_elements(self, value: Optional[ast.expr], n: int) -> Optional[tuple]:
+        """Per item, the kind every `return` of the called function gives as a tuple of `n`
+        items (return_elements): a method of this class or a base (`self.m(...)`), or a
+        module-level function of this file; None when the callee is none of these."""
+        if not isinstance(value, ast.Call):
+            return None
+        func = value.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+                and self.cls is not None:
+            for s, c in lineage(self.symbols, self.cls):
+                fi = c.methods.get(func.attr)
+                if fi is not None:
+                    return return_elements(fi, s, n)
+            return None
+        if isinstance(func, ast.Name) and func.id not in self.locals:
+            fi = self.symbols.functions.get(func.id)
+            if fi is not None:
+                return return_elements(fi, self.symbols, n)
+        return None
 
     def record_field(self, e: ast.expr) -> Optional[str]:
         """What the named-tuple field `e` (`tableau.alpha` of a local or parameter known to hold
@@ -789,7 +816,36 @@ def property_returns_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
     return False
 
 
-def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False) -> tuple:
+def return_elements(fi: FunctionInfo, sym: Symbols, n: int) -> Optional[tuple]:
+    """Per item, TENSOR where every `return` of `fi` gives a tuple display of `n` items whose
+    item there is a tensor (evaluated as return_kinds evaluates a body), else UNKNOWN; None when
+    a return gives anything else or nothing is known. Cached per file version, like return_kinds."""
+    cache = sym.__dict__.setdefault("return_elements_cache", {})
+    key = (fi.qualname, n)
+    if key in cache:
+        fi.node  # noqa: B018 - records the read (symbols.tracking)
+        return cache[key]
+    evaluating = _EVALUATING.__dict__.setdefault("keys", set())
+    marker = (id(sym), "elements", fi.qualname)
+    if marker in evaluating:
+        return None
+    evaluating.add(marker)
+    rows: list = []
+    try:
+        got = _return_kinds(fi, sym, elements=rows)
+    finally:
+        evaluating.discard(marker)
+    result = None
+    if got and len(rows) == len(got) and all(r is not None and len(r) == n for r in rows):
+        result = tuple(Kind.TENSOR if all(r[i] is Kind.TENSOR for r in rows) else Kind.UNKNOWN for i in range(n))
+    cache[key] = result
+    return result
+
+
+def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,
+                  elements: Optional[list] = None) -> tuple:
+    """`elements`: receives, per return, the kinds of the items of the tuple display it returns
+    (None for a return of anything else)."""
     node = fi.node
     if (node.decorator_list and not decorated) or isinstance(node, ast.AsyncFunctionDef):
         return ()
@@ -805,6 +861,10 @@ def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False) -> tu
                 if st.value is None:
                     return False
                 kinds.append(env.kind(st.value))
+                if elements is not None:
+                    v = st.value
+                    elements.append([env.kind(x) for x in v.elts] if isinstance(v, ast.Tuple) and not any(
+                        isinstance(x, ast.Starred) for x in v.elts) else None)
                 continue
             if isinstance(st, ast.Assign):
                 k = env.kind(st.value)

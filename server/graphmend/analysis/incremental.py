@@ -227,6 +227,7 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
     sym.tree = tree
     sym.returns_cache = {}  # what the file's functions return (dataflow.return_kinds): from the new bodies
     sym.__dict__.pop("_field_kinds", None)  # what named tuples' fields hold (records.py): from the new bodies
+    sym.__dict__.pop("return_elements_cache", None)  # dataflow.return_elements: from the new bodies
     sym.__dict__.pop("property_cache", None)  # what properties return (dataflow.property_returns_tensor)
     sym.__dict__.pop("property_names", None)
     sym.__dict__.pop("_method_names", None)
