@@ -48,6 +48,8 @@ REQUIREMENTS = [
     # round 20 (tensorly came in with tensorly-torch, which imports it without declaring it)
     "sb3-contrib==2.9.2", "torch-struct==0.5", "torch-dct==0.1.6", "tensorly-torch==0.5.0", "tensorly==0.9.0",
     "pytorch-frame==0.3.0",
+    # round 21
+    "neuraloperator==2.0.0", "torchani==2.9.0", "pykeen==1.11.1", "torch-rechub==0.9.0", "e2cnn==0.2.3",
 ]
 
 
@@ -3538,6 +3540,278 @@ def _torch_frame_excelformer_train():
     return cfg, _TrainStep(model, loss_fn), {"tf": tf}
 
 
+# --------------------------------------------------------------------------------------------------
+# round 21: neuraloperator 2.0.0, torchani 2.9.0, pykeen 1.11.1, torch-rechub 0.9.0 and e2cnn 0.2.3,
+# code nobody tuned on, measured before anything was changed for it
+
+
+def _neuralop_tfno_eval():
+    """neuraloperator's TFNO (a 2-d Fourier neural operator with Tucker-factorised spectral weights,
+    rank 0.5: 6x6 modes, 12 hidden channels, 2 layers, a grid positional embedding, domain padding
+    0.25) on 2 fields of 16x16, eval. The spectral contraction goes through tensorly's einsum with
+    opt_einsum's 'optimal' path, as neuralop sets it up on import."""
+    import torch
+    from neuralop.models import TFNO
+
+    torch.manual_seed(0)
+    cfg = dict(n_modes=(6, 6), in_channels=1, out_channels=1, hidden_channels=12, n_layers=2,
+               factorization="tucker", rank=0.5, domain_padding=0.25)
+    model = TFNO(**cfg).eval()
+    g = torch.Generator().manual_seed(1)
+    return cfg, model, {"x": torch.randn(2, 1, 16, 16, generator=g)}
+
+
+def _neuralop_fno1d_train():
+    """neuraloperator's FNO (1-d: 8 modes, 2 input channels, 12 hidden, 2 layers, dense spectral
+    weights) in a training step on its own losses, relative L2 (`LpLoss(d=1, p=2)`) plus the H1
+    Sobolev loss (`H1Loss(d=1)`, finite differences), 3 samples of 32 points."""
+    import torch
+    from neuralop.losses import H1Loss, LpLoss
+    from neuralop.models import FNO
+
+    torch.manual_seed(0)
+    cfg = dict(n_modes=(8,), in_channels=2, out_channels=1, hidden_channels=12, n_layers=2, losses="LpLoss + H1Loss")
+    model = FNO(n_modes=(8,), in_channels=2, out_channels=1, hidden_channels=12, n_layers=2)
+    l2, h1 = LpLoss(d=1, p=2), H1Loss(d=1)
+
+    def loss_fn(m, x, y):
+        out = m(x)
+        return l2(out, y) + h1(out, y)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randn(3, 2, 32, generator=g),
+                                             "y": torch.randn(3, 1, 32, generator=g)}
+
+
+def _torchani_energies_forces():
+    """torchani's `simple_ani` (an ANI-style potential for H, C, N, O: AEVs of 8 radial and 4x2
+    angular terms, pure-PyTorch AEV strategy, the all-pairs neighbour list, atomic networks, GSAE
+    self energies and the xTB repulsion) and `torchani.grad.energies_and_forces` (forces by
+    autograd) on a padded batch of 2 molecules (methane; water padded with -1), in a user function
+    (grad on)."""
+    import torch
+    import torchani
+    from torchani.arch import simple_ani
+
+    torch.manual_seed(0)
+    cfg = dict(symbols=("H", "C", "N", "O"), lot="wb97x-631gd", strategy="pyaev", neighborlist="all_pairs",
+               radial_shifts=8, angular_shifts=4, sections=2, repulsion=True)
+    model = simple_ani(("H", "C", "N", "O"), "wb97x-631gd", strategy="pyaev", neighborlist="all_pairs",
+                       radial_shifts=8, angular_shifts=4, sections=2)
+
+    def run(species, coordinates):
+        return torchani.grad.energies_and_forces(model, species, coordinates)
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"species": torch.tensor([[6, 1, 1, 1, 1], [8, 1, 1, -1, -1]]),
+                      "coordinates": torch.randn(2, 5, 3, generator=g) * 1.2}
+
+
+def _torchani_ensemble_train():
+    """torchani's `simple_ani` as an ensemble of 2 (H, C, O; cosine cutoff, no repulsion) in a user's
+    training step as torchani's tutorial writes it: energies of a padded batch of 3 molecules, the
+    MSE scaled by the square root of the atom count, backward, SGD."""
+    import torch
+    from torchani.arch import simple_ani
+
+    torch.manual_seed(0)
+    cfg = dict(symbols=("H", "C", "O"), lot="wb97x-631gd", ensemble_size=2, cutoff_fn="cosine", repulsion=False,
+               radial_shifts=8, angular_shifts=4, sections=2)
+    model = simple_ani(("H", "C", "O"), "wb97x-631gd", strategy="pyaev", neighborlist="all_pairs", repulsion=False,
+                       radial_shifts=8, angular_shifts=4, sections=2, cutoff_fn="cosine", ensemble_size=2)
+
+    def loss_fn(m, species, coordinates, energies):
+        num_atoms = (species >= 0).sum(dim=1, dtype=coordinates.dtype)
+        pred = m((species, coordinates)).energies
+        return (torch.nn.functional.mse_loss(pred, energies, reduction="none") / num_atoms.sqrt()).mean()
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {
+        "species": torch.tensor([[6, 1, 1, 1, 1], [8, 1, 1, -1, -1], [6, 8, 1, 1, -1]]),
+        "coordinates": torch.randn(3, 5, 3, generator=g) * 1.2, "energies": torch.randn(3, generator=g)}
+
+
+def _pykeen_triples(inverse=False):
+    """A pykeen CoreTriplesFactory over 40 random triples of 20 entities and 4 relations, and the
+    triples."""
+    import torch
+    from pykeen.triples import CoreTriplesFactory
+
+    g = torch.Generator().manual_seed(1)
+    triples = torch.stack([torch.randint(0, 20, (40,), generator=g), torch.randint(0, 4, (40,), generator=g),
+                           torch.randint(0, 20, (40,), generator=g)], 1)
+    return CoreTriplesFactory.create(mapped_triples=triples, num_entities=20, num_relations=4,
+                                     create_inverse_triples=inverse), triples
+
+
+def _pykeen_gnn_score():
+    """pykeen's RGCN (2 layers, basis decomposition, inverse-in-degree edge weighting, DistMult
+    decoder) and CompGCN (1 layer, inverse triples, composition by multiplication) on a knowledge
+    graph of 40 random triples: `score_hrt` of 6 triples, RGCN's `score_t` and CompGCN's `predict_t`
+    over all tails for 3 (head, relation) pairs, eval, in a user function."""
+    import torch
+    from pykeen.models import RGCN, CompGCN
+
+    torch.manual_seed(0)
+    cfg = dict(entities=20, relations=4, triples=40, embedding_dim=8, rgcn_layers=2, compgcn_layers=1)
+    tf, triples = _pykeen_triples()
+    tf_inv, _ = _pykeen_triples(inverse=True)
+    rgcn = RGCN(triples_factory=tf, embedding_dim=8, num_layers=2, random_seed=0).eval()
+    comp = CompGCN(triples_factory=tf_inv, embedding_dim=8, encoder_kwargs=dict(num_layers=1), random_seed=0).eval()
+
+    def score(hrt, hr):
+        return rgcn.score_hrt(hrt), rgcn.score_t(hr), comp.score_hrt(hrt), comp.predict_t(hr)
+    return cfg, score, {"hrt": triples[:6], "hr": triples[6:9, :2]}
+
+
+def _pykeen_transe_slcwa_train():
+    """pykeen's TransE (dim 8, its default margin ranking loss and entity normalisation constraint)
+    in a user's sLCWA training step as pykeen's SLCWATrainingLoop does it: `BasicNegativeSampler`
+    (3 corrupted triples per positive, filtered), `score_hrt` of positives and negatives,
+    `loss.process_slcwa_scores` plus the regularisation term, backward, SGD, then
+    `post_parameter_update` (the constrainer)."""
+    import torch
+    from pykeen.models import TransE
+    from pykeen.sampling import BasicNegativeSampler
+
+    torch.manual_seed(0)
+    cfg = dict(entities=20, relations=4, triples=40, embedding_dim=8, num_negs_per_pos=3, batch=8)
+    tf, triples = _pykeen_triples()
+    model = TransE(triples_factory=tf, embedding_dim=8, random_seed=0)
+    sampler = BasicNegativeSampler(mapped_triples=triples, num_negs_per_pos=3)
+
+    def loss_fn(m, pos):
+        torch.manual_seed(3)
+        neg, mask = sampler.sample(pos)
+        pos_scores = m.score_hrt(pos)
+        neg_scores = m.score_hrt(neg.view(-1, 3)).view(*neg.shape[:-1])
+        return m.loss.process_slcwa_scores(pos_scores, neg_scores, batch_filter=mask) + m.collect_regularization_term()
+    step = _TrainStep(model, loss_fn)
+
+    def train(pos):
+        out = step(pos=pos)
+        model.post_parameter_update()
+        return out
+    return cfg, train, {"pos": triples[:8]}
+
+
+def _rechub_din_eval():
+    """torch-rechub's DIN (deep interest network: target attention of a padded item history, shared
+    with the target item's embedding, through ActivationUnit MLPs with Dice, then an MLP with Dice)
+    on 4 users with 2 sparse profile features, eval, in a user function."""
+    import torch
+    from torch_rechub.basic.features import SequenceFeature, SparseFeature
+    from torch_rechub.models.ranking import DIN
+
+    torch.manual_seed(0)
+    cfg = dict(users=20, items=30, cates=6, embed_dim=8, history=6, mlp=[16, 8], attention_mlp=[16])
+    features = [SparseFeature("user_id", 20, embed_dim=8), SparseFeature("cate", 6, embed_dim=8)]
+    history = [SequenceFeature("hist_item", 30, embed_dim=8, pooling="concat", shared_with="target_item",
+                               padding_idx=0)]
+    target = [SparseFeature("target_item", 30, embed_dim=8)]
+    model = DIN(features, history, target, mlp_params={"dims": [16, 8]}, attention_mlp_params={"dims": [16]}).eval()
+
+    def predict(x):
+        return model(x)
+    g = torch.Generator().manual_seed(1)
+    hist = torch.randint(1, 30, (4, 6), generator=g)
+    hist[0, 4:] = 0
+    hist[2, 3:] = 0
+    return cfg, predict, {"x": {"user_id": torch.randint(0, 20, (4,), generator=g),
+                                "cate": torch.randint(0, 6, (4,), generator=g), "hist_item": hist,
+                                "target_item": torch.randint(1, 30, (4,), generator=g)}}
+
+
+def _rechub_dien_train():
+    """torch-rechub's DIEN (interest extractor GRU over packed padded histories, auxiliary loss on
+    negative histories, AUGRU interest evolution, an MLP with Dice) in a training step on the click
+    BCE plus its auxiliary loss, 4 users (one with an empty history), training mode."""
+    import torch
+    from torch_rechub.basic.features import DenseFeature, SequenceFeature, SparseFeature
+    from torch_rechub.models.ranking import DIEN
+
+    torch.manual_seed(0)
+    cfg = dict(users=20, items=30, embed_dim=8, history=6, mlp=[16, 8], alpha=0.2)
+    features = [SparseFeature("user_id", 20, embed_dim=8), DenseFeature("age")]
+    history = [SequenceFeature("hist_item", 30, embed_dim=8, pooling="concat", shared_with="target_item",
+                               padding_idx=0)]
+    neg = [SequenceFeature("neg_hist_item", 30, embed_dim=8, pooling="concat", shared_with="target_item",
+                           padding_idx=0)]
+    target = [SparseFeature("target_item", 30, embed_dim=8)]
+    model = DIEN(features, history, neg, target, mlp_params={"dims": [16, 8]})
+
+    def loss_fn(m, x, y):
+        p, aux = m(x)
+        return torch.nn.functional.binary_cross_entropy(p, y) + aux
+    g = torch.Generator().manual_seed(1)
+    hist = torch.randint(1, 30, (4, 6), generator=g)
+    hist[0, 4:] = 0
+    hist[2, 2:] = 0
+    hist[3, :] = 0
+    x = {"user_id": torch.randint(0, 20, (4,), generator=g), "age": torch.rand(4, generator=g), "hist_item": hist,
+         "neg_hist_item": torch.randint(1, 30, (4, 6), generator=g) * (hist > 0),
+         "target_item": torch.randint(1, 30, (4,), generator=g)}
+    return cfg, _TrainStep(model, loss_fn), {"x": x, "y": (torch.rand(4, generator=g) < 0.5).float()}
+
+
+def _e2cnn_c8_eval():
+    """e2cnn's C8-steerable CNN (Rot2dOnR2(N=8): R2Conv 1 -> 4 regular fields, InnerBatchNorm, ReLU,
+    PointwiseMaxPool, R2Conv to 4 regular fields, ReLU, GroupPooling) on 2 images of 16x16 wrapped
+    in a GeometricTensor, eval, in a user function."""
+    import torch
+    from e2cnn import gspaces
+    from e2cnn import nn as enn
+
+    torch.manual_seed(0)
+    cfg = dict(group="C8", fields="trivial -> 4 regular -> 4 regular -> group pooling", kernel=(5, 3))
+    r2 = gspaces.Rot2dOnR2(N=8)
+    tin = enn.FieldType(r2, [r2.trivial_repr])
+    t1 = enn.FieldType(r2, 4 * [r2.regular_repr])
+    t2 = enn.FieldType(r2, 4 * [r2.regular_repr])
+    net = enn.SequentialModule(enn.R2Conv(tin, t1, kernel_size=5, padding=2), enn.InnerBatchNorm(t1), enn.ReLU(t1),
+                               enn.PointwiseMaxPool(t1, 2), enn.R2Conv(t1, t2, kernel_size=3, padding=1),
+                               enn.ReLU(t2), enn.GroupPooling(t2)).eval()
+
+    def run(x):
+        return net(enn.GeometricTensor(x, tin)).tensor
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"x": torch.randn(2, 1, 16, 16, generator=g)}
+
+
+def _e2cnn_c4_train():
+    """e2cnn's C4-steerable CNN in training mode (R2Conv expanding its filter basis every call,
+    InnerBatchNorm with batch statistics, ELU, PointwiseDropout, antialiased average pooling, a
+    second R2Conv, GroupPooling) with a linear head on the pooled invariant features: a training
+    step on cross entropy, 2 RGB images of 12x12."""
+    import torch
+    from e2cnn import gspaces
+    from e2cnn import nn as enn
+
+    torch.manual_seed(0)
+    cfg = dict(group="C4", fields="3 trivial -> 3 regular -> 4 regular -> group pooling", dropout=0.1, classes=3)
+    r2 = gspaces.Rot2dOnR2(N=4)
+    tin = enn.FieldType(r2, 3 * [r2.trivial_repr])
+    t1 = enn.FieldType(r2, 3 * [r2.regular_repr])
+    t2 = enn.FieldType(r2, 4 * [r2.regular_repr])
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = enn.SequentialModule(
+                enn.R2Conv(tin, t1, kernel_size=5, padding=2), enn.InnerBatchNorm(t1), enn.ELU(t1),
+                enn.PointwiseDropout(t1, p=0.1), enn.PointwiseAvgPoolAntialiased(t1, sigma=0.66, stride=2),
+                enn.R2Conv(t1, t2, kernel_size=3, padding=1), enn.InnerBatchNorm(t2), enn.ReLU(t2),
+                enn.GroupPooling(t2))
+            self.head = torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            h = self.body(enn.GeometricTensor(x, tin)).tensor
+            return self.head(h.mean(dim=(2, 3)))
+
+    def loss_fn(m, x, y):
+        torch.manual_seed(3)  # the dropout mask
+        return torch.nn.functional.cross_entropy(m(x), y)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(Net(), loss_fn), {"x": torch.randn(2, 3, 12, 12, generator=g), "y": torch.tensor([0, 2])}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -3554,6 +3828,13 @@ _STRUCT = ["torch_struct/" + f for f in ("distributions.py", "helpers.py", "line
                                          "semirings")]
 _TLTORCH = ["tltorch/factorized_layers", "tltorch/factorized_tensors", "tltorch/functional", "tltorch/utils",
             "tensorly/tenalg", "tensorly/cp_tensor.py", "tensorly/tucker_tensor.py", "tensorly/base.py"]
+_NEURALOP = ["neuralop/models", "neuralop/layers", "neuralop/losses"]
+_TORCHANI = ["torchani/" + f for f in ("arch.py", "aev", "nn", "neighbors.py", "cutoffs.py", "grad.py", "sae.py",
+                                       "potentials", "utils.py", "tuples.py", "electro.py", "_core.py")]
+_PYKEEN = ["pykeen/models", "pykeen/nn", "pykeen/losses.py", "pykeen/sampling", "pykeen/regularizers.py",
+           "pykeen/utils.py", "pykeen/triples/triples_factory.py"]
+_RECHUB = ["torch_rechub/basic", "torch_rechub/models/ranking"]
+_E2CNN = ["e2cnn/nn", "e2cnn/kernels", "e2cnn/gspaces", "e2cnn/group"]
 _KAN_FILES = ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"]
 
 ENTRIES = {e.name: e for e in [
@@ -3975,4 +4256,35 @@ ENTRIES = {e.name: e for e in [
           "ExcelFormer (hidden mixup of encoded columns) on a TensorFrame: a training step on the mixed-up targets",
           _torch_frame_excelformer_train, ["torch_frame/nn", "torch_frame/data/tensor_frame.py",
                                            "torch_frame/data/multi_tensor.py"], grad=True, training=True),
+    # round 21
+    Entry("neuralop-tfno-eval", "neuralop", "neuraloperator==2.0.0",
+          "TFNO (2-d, Tucker-factorised spectral weights, domain padding), eval forward", _neuralop_tfno_eval,
+          _NEURALOP + _TLTORCH, also=("tltorch", "tensorly")),
+    Entry("neuralop-fno1d-train", "neuralop", "neuraloperator==2.0.0",
+          "FNO (1-d, dense spectral weights) on LpLoss plus H1Loss: a training step", _neuralop_fno1d_train,
+          _NEURALOP + _TLTORCH, grad=True, training=True, scope="module", also=("tltorch", "tensorly")),
+    Entry("torchani-energies-forces", "torchani", "torchani==2.9.0",
+          "simple_ani (all-pairs neighbours, xTB repulsion): grad.energies_and_forces of a padded batch in a user function",
+          _torchani_energies_forces, _TORCHANI, grad=True, scope="module"),
+    Entry("torchani-ensemble-train", "torchani", "torchani==2.9.0",
+          "simple_ani ensemble of 2 (cosine cutoff): energies of a padded batch, scaled MSE, a training step",
+          _torchani_ensemble_train, _TORCHANI, grad=True, training=True),
+    Entry("pykeen-gnn-score", "pykeen", "pykeen==1.11.1",
+          "RGCN and CompGCN: score_hrt, score_t and predict_t over all tails, eval, in a user function",
+          _pykeen_gnn_score, _PYKEEN, scope="module"),
+    Entry("pykeen-transe-slcwa-train", "pykeen", "pykeen==1.11.1",
+          "TransE sLCWA step: BasicNegativeSampler, margin ranking loss, backward, SGD, post_parameter_update",
+          _pykeen_transe_slcwa_train, _PYKEEN, grad=True, training=True, scope="module"),
+    Entry("rechub-din-eval", "torch_rechub", "torch-rechub==0.9.0",
+          "DIN (target attention over a padded item history, Dice MLPs), eval, in a user function", _rechub_din_eval,
+          _RECHUB),
+    Entry("rechub-dien-train", "torch_rechub", "torch-rechub==0.9.0",
+          "DIEN (packed GRU interest extractor, auxiliary loss, AUGRU) with an empty history: a training step",
+          _rechub_dien_train, _RECHUB, grad=True, training=True),
+    Entry("e2cnn-c8-eval", "e2cnn", "e2cnn==0.2.3",
+          "C8-steerable CNN (R2Conv, InnerBatchNorm, max pool, GroupPooling) on a GeometricTensor, eval",
+          _e2cnn_c8_eval, _E2CNN),
+    Entry("e2cnn-c4-train", "e2cnn", "e2cnn==0.2.3",
+          "C4-steerable CNN in training mode (basis expansion, batch norm, dropout, antialiased pool): a training step",
+          _e2cnn_c4_train, _E2CNN, grad=True, training=True),
 ]}
