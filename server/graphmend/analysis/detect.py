@@ -802,9 +802,12 @@ class FunctionWalker:
                 # number or list ordered against a number raises (TypeError).
                 parts = sl.elts if isinstance(sl, ast.Tuple) else [sl]  # `x[m]`, `x[m, :]`
                 value_kind = self.env.kind(node.value)
+                # A mask may be combined or reshaped in the brackets (torchani's
+                # `pairs[:, mask.view(-1)]`, `x[~m]`, `x[m1 & m2]`: boolean_expr).
                 masked = value_kind in (Kind.TENSOR, Kind.UNKNOWN) and not isinstance(node.ctx, ast.Store) and any(
                     (self.env.kind(x) is Kind.TENSOR and (isinstance(x, ast.Compare) or self.is_mask_name(x)
-                                                          or self.is_mask_attr(x)))
+                                                          or self.is_mask_attr(x) or (
+                        isinstance(x, (ast.Call, ast.UnaryOp, ast.BinOp)) and boolean_expr(x, self.is_mask_name))))
                     or self.compares_itself(node.value, x) for x in parts)
                 if masked:
                     self.add("GM402", node, detail="boolean-mask indexing")
@@ -842,7 +845,9 @@ class FunctionWalker:
                                  gb_id="GB0033", values=[(one_d, True)])
                 bounds = [b for x in parts if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step)
                           if b is not None]
-                if value_kind is Kind.TENSOR and any(self.env.kind(b) is Kind.TENSOR for b in bounds):
+                # whatever is sliced (a tensor, or a value the walk does not know: e2cnn's
+                # `input.tensor[:, indices[0]:indices[1]]`), a tensor bound is read into Python
+                if value_kind in (Kind.TENSOR, Kind.UNKNOWN) and any(self.env.kind(b) is Kind.TENSOR for b in bounds):
                     self.add("GM401", node, detail="slicing with tensor-valued bounds", gb_id="GB0038")
 
     def operand_truth(self, b: ast.BoolOp) -> None:
@@ -1647,7 +1652,32 @@ def boolean_expr(e: ast.expr, is_mask) -> bool:
         return True
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_SHAPES:
         return boolean_expr(e.func.value, is_mask)  # `(sizes == k).squeeze(dim)`: still a mask
+    if isinstance(e, ast.Call) and _bool_dtype(e):
+        return True  # `torch.ones(b, t, dtype=torch.bool)`, `m.to(torch.bool)`
     return False
+
+
+_BOOL_BUILDERS = frozenset({"ones", "zeros", "full", "empty", "ones_like", "zeros_like", "full_like", "empty_like",
+                            "tensor", "as_tensor"})
+
+
+def _bool_dtype(c: ast.Call) -> bool:
+    """A tensor built or converted with dtype torch.bool: `torch.ones(..., dtype=torch.bool)`,
+    `x.to(torch.bool)`, `x.to(dtype=torch.bool)`."""
+    name = c.func.attr if isinstance(c.func, ast.Attribute) else getattr(c.func, "id", "")
+    dtype = next((k.value for k in c.keywords if k.arg == "dtype"), None)
+    if name == "to" and dtype is None and len(c.args) == 1:
+        dtype = c.args[0]
+    if dtype is None or name not in _BOOL_BUILDERS | {"to"}:
+        return False
+    return isinstance(dtype, ast.Attribute) and dtype.attr == "bool" and isinstance(dtype.value, ast.Name) \
+        and dtype.value.id == "torch"
+
+
+def _bitwise(e: ast.expr) -> bool:
+    """`a & b`, `a | b`, `a ^ b`, `~a`: a boolean tensor when its operands are (their dtype unknown)."""
+    return isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) or \
+        isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert)
 
 
 def bool_mask_names(fn: ast.AST) -> dict[str, ast.expr]:
@@ -1668,6 +1698,15 @@ def bool_mask_names(fn: ast.AST) -> dict[str, ast.expr]:
             if name not in masks and boolean_expr(value, mask):
                 masks[name] = value
                 changed = True
+    # A name bound on several paths, each time to a boolean tensor expression or to `&`, `|`, `~`
+    # of operands whose dtype is not known, at least once to the former (torch-rechub's DIEN:
+    # `valid = mask[:, :-1] & mask[:, 1:]` if a mask is given, else `torch.ones(..., dtype=torch.bool)`):
+    # the bindings index alike, so each is a mask.
+    several = bound_only_to(fn, lambda v: "mask" if boolean_expr(v, mask) else "bits" if _bitwise(v) else None)
+    for name, kinds in several.items():
+        if name not in masks and name not in single and "mask" in kinds:
+            masks[name] = next(n.value for n in fast_walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                               and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name)
     return masks
 
 
