@@ -21,7 +21,7 @@ from typing import Optional
 from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.attr_types import attribute_class
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
-from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, bound_only_to, lineage
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, bound_only_to, lineage, name_template
 from graphmend.analysis.workspace import class_of
 
 
@@ -650,6 +650,12 @@ class Env:
                     return Kind.DATA  # a Python bool read from tensor values (Dynamo breaks at the call)
                 if tf in TORCH_STATIC_FUNCS:
                     return Kind.STATIC
+                return Kind.TENSOR
+            if q == "getattr" and len(e.args) == 2 and isinstance(e.args[0], ast.Name) and e.args[0].id == "self" \
+                    and self.cls is not None and (t := name_template(e.args[1])) is not None \
+                    and (t in self.cls.buffers or t in self._base_buffers()):
+                # a buffer registered under a formatted name, read back by the same one (e2cnn's
+                # `register_buffer('indices_{}'.format(s), ...)`, then `getattr(self, f"indices_{s}")`)
                 return Kind.TENSOR
             if q == "getattr" and e.args and self.kind(e.args[0]) is not Kind.STATIC:
                 # an attribute picked by name may be a tensor (pyro's `new_field = getattr(samples,

@@ -530,12 +530,43 @@ def sole_return(fn: ast.AST) -> Optional[ast.expr]:
 
 
 def registered_name(c: ast.Call) -> Optional[str]:
-    """"b" of `....register_buffer("b", ...)` / `register_parameter("b", ...)`; else None."""
+    """"b" of `....register_buffer("b", ...)` / `register_parameter("b", ...)`; for a name
+    formatted there (`'indices_{}'.format(s)`, `f"indices_{s}"`), its template "indices_{}"
+    (name_template: read back by `getattr(self, f"indices_{s}")`); else None."""
     f = c.func
-    if isinstance(f, ast.Attribute) and f.attr in ("register_buffer", "register_parameter") \
-            and c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
-        return c.args[0].value
+    if isinstance(f, ast.Attribute) and f.attr in ("register_buffer", "register_parameter") and c.args:
+        if isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
+            return c.args[0].value
+        return name_template(c.args[0])
     return None
+
+
+def name_template(e: ast.expr) -> Optional[str]:
+    """The constant parts of a formatted string with "{}" for each field: `f"in_{s}"` and
+    `"in_{}".format(s)` -> "in_{}"; None for anything else (or a string with no field)."""
+    import string
+
+    if isinstance(e, ast.JoinedStr):
+        parts = []
+        for v in e.values:
+            if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                parts.append(v.value.replace("{", "{{").replace("}", "}}"))
+            elif isinstance(v, ast.FormattedValue):
+                parts.append("{}")
+            else:
+                return None
+        text = "".join(parts)
+    elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "format" \
+            and isinstance(e.func.value, ast.Constant) and isinstance(e.func.value.value, str):
+        try:
+            fields = list(string.Formatter().parse(e.func.value.value))
+        except ValueError:
+            return None
+        text = "".join(lit.replace("{", "{{").replace("}", "}}") + ("{}" if name is not None else "")
+                       for lit, name, _, _ in fields)
+    else:
+        return None
+    return text if "{}" in text else None
 
 
 def bound_only_to(fn: ast.AST, value_of, unpack: bool = False, augmented: bool = False) -> dict[str, list]:
