@@ -128,6 +128,15 @@ def resolve_relative(module: str, is_package: bool, level: int, mod: Optional[st
     return ".".join([*base, *([mod] if mod else [])])
 
 
+def _autograd_call(f: ast.expr) -> bool:
+    """`autograd.grad`, `torch.autograd.grad`, `torch.autograd.backward` (as written)."""
+    if not (isinstance(f, ast.Attribute) and f.attr in ("grad", "backward")):
+        return False
+    v = f.value
+    return (isinstance(v, ast.Name) and v.id == "autograd") or (
+        isinstance(v, ast.Attribute) and v.attr == "autograd" and isinstance(v.value, ast.Name) and v.value.id == "torch")
+
+
 def _used_like_a_tensor(fi: FunctionInfo, name: str, line: int) -> None:
     if fi._evidence.get(name, 0) < line:
         fi._evidence[name] = line
@@ -310,6 +319,10 @@ class Symbols:
                 if fi is not None and type(f) is Attribute and type(f.value) is Name \
                         and f.attr in evidence_methods and not _str_split(node):
                     _used_like_a_tensor(fi, f.value.id, node.lineno)
+                if fi is not None and node.args and type(node.args[0]) is Name and _autograd_call(f):
+                    # what autograd differentiates is a tensor (torchmin's `f = self.fun(x)`, a
+                    # user's objective, then `autograd.grad(f, x)` and `float(f)`)
+                    _used_like_a_tensor(fi, node.args[0].id, node.lineno)
             elif t is Attribute:
                 if fi is not None and type(node.value) is Name \
                         and node.attr in ("shape", "dtype", "device", "ndim"):
