@@ -242,7 +242,7 @@ def static_findings(base: Path, files: list[str], python: str = sys.executable,
         path = str(Path(f["path"]).resolve()).replace(os.sep, "/")
         rel = path[len(base_s) + 1:] if path.startswith(base_s + "/") else path
         span = f.get("span") or {}
-        out.append({"file": prefix + rel, "line": f.get("line"),
+        out.append({"file": prefix + rel, "line": f.get("line"), "col": (span.get("start") or {}).get("col"),
                     "end_line": f.get("end_line") or (span.get("end") or {}).get("line") or f.get("line"),
                     "code": f.get("code"), "gb_id": f.get("gb_id"), "rewrite": f.get("rewrite"),
                     "applicability": f.get("applicability"), "fixable": f.get("fixable"),

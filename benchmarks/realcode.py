@@ -385,6 +385,12 @@ def not_traced(f: dict[str, Any], traced: dict[str, set[int]], unresumed: set[tu
     no break before the finding that Dynamo could not resume from. `traced`: the lines Dynamo
     traced (`traced_lines` of the child), by package-relative file. A line the trace of its frame
     simply did not reach (a branch not taken under compile) still counts."""
+    # before the traced lines: the line was traced for the value, evaluated before the store
+    later = sorted(ln for file, ln in unresumed if file == f["file"] and ln > f["line"]
+                   and _stored_after(site / f["file"], f["line"], f.get("col"), ln))
+    if later:  # `out[:, i[0]:i[1]] = g(\n x[:, i[0]:i[1]])`: the value is evaluated before the store
+        return (f"ran eagerly from line {later[0]} on (a break Dynamo could not resume from, in the "
+                f"value this line's assignment stores)")
     lines = traced.get(f["file"], set())
     if any(ln in lines for ln in _span(f)):
         return None
@@ -400,6 +406,29 @@ def not_traced(f: dict[str, Any], traced: dict[str, set[int]], unresumed: set[tu
     if cut:
         return f"{name}() ran eagerly from line {cut[0]} on (a break Dynamo could not resume from)"
     return None
+
+
+_ASSIGNS: dict[Path, list[tuple[tuple[int, int], tuple[int, int], range]]] = {}
+
+
+def _stored_after(path: Path, line: int, col: int | None, brk: int) -> bool:
+    """The finding at (line, col) is in the target of an assignment whose value, evaluated before
+    the store, holds line `brk`: in a statement over several lines Dynamo breaks in the value
+    before the target's code runs (e2cnn's `output[:, i[0]:i[1]] = batchnorm(` then the read of
+    `input.tensor[:, i[0]:i[1]]` a line below)."""
+    if col is None:
+        return False
+    if path not in _ASSIGNS:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            tree = None
+        _ASSIGNS[path] = [
+            ((t.lineno, t.col_offset), (t.end_lineno, t.end_col_offset), range(n.value.lineno, n.value.end_lineno + 1))
+            for n in (ast.walk(tree) if tree is not None else ())
+            if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target])]
+    return any(start <= (line, col) < end and brk in value for start, end, value in _ASSIGNS[path])
 
 
 def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list[dict[str, Any]],

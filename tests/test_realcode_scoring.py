@@ -203,3 +203,40 @@ def test_without_traced_lines_every_executed_line_counts(tmp_path):
     assert r["not_traced"] == []
     assert sorted(f["line"] for f in r["false_alarms"]) == [2, 7, 13, 20]
     assert (r["findings_executed"], r["confirmed"]) == (5, 1)
+
+
+SRC_STORE = '''\
+def f(out, x, i, norm):
+    for s in (1, 2):
+        out[:, i[0]:i[1]] = norm(
+            x[:, i[0]:i[1]]
+        )
+    return out
+'''
+
+
+def test_a_store_after_an_unresumable_break_in_its_value_is_not_scored(tmp_path):
+    """e2cnn's InnerBatchNorm: `output[:, i[0]:i[1], :, :] = batchnorm(` then, a line below,
+    `input.tensor[:, i[0]:i[1], :, :]`: the value is evaluated first and breaks (in a loop: Dynamo
+    skips the rest), so the store's own finding on the line above never runs under Dynamo. A
+    finding in the value on the target's line (`norm(`) is scored as before."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SRC_STORE)
+    m = f"{tmp_path}/pkg/m.py"
+    orig = {"ok": True, "breaks": 1,
+            "break_reasons": [{"gb": "GB0124", "summary": "Data dependent operator", "reason": "item",
+                               "user_stack": [{"file": m, "line": 4, "source": ""}]}],
+            "explain": {"break_reasons": []}, "graph_break_log": [],
+            "log_breaks": [{"site": {"file": m, "line": 4}, "gb": "GB0124", "skipped": True,
+                            "summary": "Skipping the function and falling back to eager.",
+                            "user_stack": [{"file": m, "line": 4}]}],
+            "coverage": {m: [1, 2, 3, 4, 6]}, "traced_lines": {m: [1, 2, 3, 4]}}
+    store = {**_f(3, "GM401"), "col": 8}  # `out[:, i[0]:i[1]]`
+    value = {**_f(3, "GM401"), "col": 28}  # in `norm(`: evaluated before the break
+    no_col = _f(3, "GM401")  # a finding without a column: not judged
+    read = {**_f(4, "GM401"), "col": 12}  # the read that broke
+    r = _bench().evaluate(orig, None, [store, value, no_col, read], ("pkg",), tmp_path)
+    assert [(f["line"], f["col"]) for f in r["not_traced"]] == [(3, 8)]
+    assert "in the value this line's assignment stores" in r["not_traced"][0]["why"]
+    assert [(f["line"], f.get("col")) for f in r["false_alarms"]] == [(3, 28), (3, None)]
+    assert r["confirmed"] == 1
