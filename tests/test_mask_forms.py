@@ -6,7 +6,9 @@ how many entries the mask keeps):
 - built with dtype torch.bool: `torch.ones(b, t, dtype=torch.bool)`, `m.to(torch.bool)`;
 - bound on two paths, to a mask on one and to `&` of a parameter's slices on the other:
   torch-rechub 0.9's DIEN auxiliary loss (dien.py:121), `valid = mask[:, :-1] & mask[:, 1:]` if a
-  mask is given, else `torch.ones(..., dtype=torch.bool)`.
+  mask is given, else `torch.ones(..., dtype=torch.bool)`;
+- the target of an augmented assignment, read before it is stored (round 22, roma 1.8's
+  `q1[cos_omega < 0, :] *= -1`).
 
 What stays unreported: an integer index built the same ways (`idx.view(-1)`, `a & b` of integer
 tensors, `torch.ones(..., dtype=torch.long)`), which gathers (a static shape), and an assignment
@@ -72,6 +74,12 @@ CASES = {
         "else:\n"
         "    valid = ints | ints\n"
         "return x[:, valid]", []),
+    # an augmented assignment reads its target first (roma 1.8's slerp, realcode round 22:
+    # `q1[cos_omega < 0, :] *= -1`)
+    "augmented-through-a-mask": (
+        "y = x.clone()\n"
+        "y[x.sum(dim=1) > 0, :] *= -1\n"
+        "return y", [2]),
     # an assignment through a mask is an index_put, which traces
     "store-through-a-mask": (
         "y = x.clone()\n"

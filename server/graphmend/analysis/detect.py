@@ -169,6 +169,7 @@ class FunctionWalker:
         self._refs: Optional[dict[str, list[ast.expr]]] = None  # symbols.function_refs, when needed
         self._instances: Optional[dict[str, list[ClassInfo]]] = None  # local_instances, when needed
         self._masks: Optional[dict[str, ast.expr]] = None  # bool_mask_names, when needed
+        self._aug_targets: set[int] = set()  # id() of augmented assignments' targets (read, then stored)
         # names bound to a boolean mask by the statement walked last that bound them, with the
         # block of that statement: `mask = (row >= 0) & (col >= 0)` after `mask = ...new_full(...)`
         self._flow_masks: dict[str, tuple[ast.expr, int]] = {}
@@ -415,6 +416,11 @@ class FunctionWalker:
                 self.exprs(s.value)
                 env.bind(s.target, env.kind(s.value), s.value)
         elif isinstance(s, ast.AugAssign):
+            if isinstance(s.target, (ast.Subscript, ast.Attribute)):
+                # `q1[cos_omega < 0, :] *= -1` reads its target before it stores it (roma's slerp,
+                # realcode round 22): its index and the read are walked as a load's
+                self._aug_targets.add(id(s.target))
+                self.exprs(s.target)
             self.exprs(s.value)
             if isinstance(s.target, ast.Name):
                 env.bind(s.target, max(env.kind(s.target), env.kind(s.value)))
@@ -804,7 +810,8 @@ class FunctionWalker:
                 value_kind = self.env.kind(node.value)
                 # A mask may be combined or reshaped in the brackets (torchani's
                 # `pairs[:, mask.view(-1)]`, `x[~m]`, `x[m1 & m2]`: boolean_expr).
-                masked = value_kind in (Kind.TENSOR, Kind.UNKNOWN) and not isinstance(node.ctx, ast.Store) and any(
+                read = not isinstance(node.ctx, ast.Store) or id(node) in self._aug_targets
+                masked = value_kind in (Kind.TENSOR, Kind.UNKNOWN) and read and any(
                     (self.env.kind(x) is Kind.TENSOR and (isinstance(x, ast.Compare) or self.is_mask_name(x)
                                                           or self.is_mask_attr(x) or (
                         isinstance(x, (ast.Call, ast.UnaryOp, ast.BinOp)) and boolean_expr(x, self.is_mask_name))))
