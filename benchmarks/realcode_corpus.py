@@ -50,6 +50,8 @@ REQUIREMENTS = [
     "pytorch-frame==0.3.0",
     # round 21
     "neuraloperator==2.0.0", "torchani==2.9.0", "pykeen==1.11.1", "torch-rechub==0.9.0", "e2cnn==0.2.3",
+    # round 22 (torch-harmonics 0.8.0: 0.9 needs torch>=2.14)
+    "skorch==1.4.0", "pytorch-ignite==0.5.5", "roma==1.8.0", "schedulefree==1.4.1", "torch-harmonics==0.8.0",
 ]
 
 
@@ -3812,6 +3814,328 @@ def _e2cnn_c4_train():
     return cfg, _TrainStep(Net(), loss_fn), {"x": torch.randn(2, 3, 12, 12, generator=g), "y": torch.tensor([0, 2])}
 
 
+# round 22: skorch 1.4.0, pytorch-ignite 0.5.5, roma 1.8.0, schedulefree 1.4.1 and torch-harmonics
+# 0.8.0, code nobody tuned on, measured before anything was changed for it
+
+
+def _params_of(model):
+    return {n: p.detach().clone() for n, p in model.named_parameters()}
+
+
+def _skorch_classifier_train_step():
+    """skorch's NeuralNetClassifier around a user's MLP (softmax output, skorch's default NLLLoss on
+    the log of the probabilities, SGD with momentum, a GradientNormClipping callback, no train
+    split), initialized, then `net.train_step((X, y))` as skorch's fit loop calls it for a batch:
+    the step closure, zero_grad, train_step_single (infer, get_loss, backward), the
+    on_grad_computed notification, optimizer.step, the step accumulator; 8 samples of 6
+    features, 3 classes."""
+    import torch
+    from skorch import NeuralNetClassifier
+    from skorch.callbacks import GradientNormClipping
+
+    class MLP(torch.nn.Module):
+        def __init__(self, hidden=16):
+            super().__init__()
+            self.net = torch.nn.Sequential(torch.nn.Linear(6, hidden), torch.nn.ReLU(), torch.nn.Dropout(0.0),
+                                           torch.nn.Linear(hidden, 3))
+
+        def forward(self, X):
+            return torch.softmax(self.net(X), dim=-1)
+
+    torch.manual_seed(0)
+    cfg = dict(features=6, classes=3, hidden=16, batch=8, optimizer="SGD", lr=0.05, momentum=0.9, clip=1.0)
+    net = NeuralNetClassifier(MLP, module__hidden=16, optimizer=torch.optim.SGD, lr=0.05,
+                              optimizer__momentum=0.9, train_split=None, max_epochs=1, verbose=0,
+                              callbacks=[("clip", GradientNormClipping(gradient_clip_value=1.0))])
+    net.initialize()
+
+    def step(X, y):
+        out = net.train_step((X, y))
+        return {"loss": out["loss"].detach(), "y_pred": out["y_pred"].detach(), **_params_of(net.module_)}
+    g = torch.Generator().manual_seed(1)
+    return cfg, step, {"X": torch.randn(8, 6, generator=g), "y": torch.randint(0, 3, (8,), generator=g)}
+
+
+def _skorch_binary_validation():
+    """skorch's NeuralNetBinaryClassifier (BCEWithLogitsLoss, threshold 0.5) around a user's module
+    taking a dict of inputs (features and a padding mask, passed as keyword arguments by skorch's
+    `infer`), initialized, then a user's validation: `net.validation_step((X, y))` (eval mode,
+    no_grad, infer, get_loss) and `net.evaluation_step((X, y))`, with the predicted labels by the
+    net's threshold; 6 samples of 5 steps of 4 features."""
+    import torch
+    from skorch import NeuralNetBinaryClassifier
+
+    class Pooler(torch.nn.Module):
+        def __init__(self, hidden=8):
+            super().__init__()
+            self.proj = torch.nn.Linear(4, hidden)
+            self.out = torch.nn.Linear(hidden, 1)
+
+        def forward(self, x, mask):
+            h = torch.tanh(self.proj(x)) * mask.unsqueeze(-1)
+            return self.out(h.sum(1) / mask.sum(1, keepdim=True).clamp(min=1)).squeeze(-1)
+
+    torch.manual_seed(0)
+    cfg = dict(samples=6, steps=5, features=4, hidden=8, threshold=0.5)
+    net = NeuralNetBinaryClassifier(Pooler, module__hidden=8, train_split=None, max_epochs=1, verbose=0)
+    net.initialize()
+
+    def validate(x, mask, y):
+        X = {"x": x, "mask": mask}
+        val = net.validation_step((X, y))
+        logits = net.evaluation_step((X, y))
+        proba = torch.sigmoid(logits)
+        return val["loss"], val["y_pred"], proba, (proba > net.threshold).long()
+    g = torch.Generator().manual_seed(1)
+    mask = torch.ones(6, 5)
+    mask[1, 3:] = 0
+    mask[4, 2:] = 0
+    return cfg, validate, {"x": torch.randn(6, 5, 4, generator=g), "mask": mask,
+                           "y": torch.randint(0, 2, (6,), generator=g).float()}
+
+
+def _ignite_supervised_step():
+    """pytorch-ignite's `supervised_training_step` (gradient accumulation over 2 iterations, the
+    default `_prepare_batch` and its `loss.item()` output transform) around a user's CNN with
+    Adam and cross entropy, called on an Engine built on it as ignite's trainer calls its process
+    function, for iterations 1 and 2 (zero_grad on the first, step on the second); 4 images of
+    1x8x8, 5 classes."""
+    import torch
+    from ignite.engine import Engine, supervised_training_step
+
+    torch.manual_seed(0)
+    cfg = dict(images=(4, 1, 8, 8), classes=5, channels=4, optimizer="Adam", lr=1e-2, gradient_accumulation_steps=2)
+    model = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                                torch.nn.Flatten(), torch.nn.Linear(4 * 4 * 4, 5))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    update = supervised_training_step(model, opt, torch.nn.functional.cross_entropy, gradient_accumulation_steps=2)
+    trainer = Engine(update)
+
+    def step(x, y):
+        losses = []
+        for it in (1, 2):
+            trainer.state.iteration = it
+            losses.append(update(trainer, (x[2 * (it - 1):2 * it], y[2 * (it - 1):2 * it])))
+        return losses, _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, step, {"x": torch.randn(4, 1, 8, 8, generator=g), "y": torch.randint(0, 5, (4,), generator=g)}
+
+
+def _ignite_metrics():
+    """pytorch-ignite metrics as a user's validation step uses them, reset, updated with two
+    batches and computed: Accuracy, Precision and Recall (macro-averaged and per class),
+    Fbeta(1), TopKCategoricalAccuracy(2), ConfusionMatrix with IoU and mIoU on top of it, Loss
+    (cross entropy) and MeanSquaredError of the probabilities against one-hot targets; 2 batches
+    of 6 samples, 4 classes."""
+    import torch
+    import torch.nn.functional as F
+    from ignite.metrics import (IoU, Accuracy, ConfusionMatrix, Fbeta, Loss, MeanSquaredError, Precision, Recall,
+                                TopKCategoricalAccuracy, mIoU)
+
+    cfg = dict(batches=2, batch=6, classes=4)
+    cm = ConfusionMatrix(num_classes=4)
+    metrics = {"acc": Accuracy(), "prec": Precision(average=True), "prec_per_class": Precision(average=False),
+               "rec": Recall(average=True), "f1": Fbeta(1.0), "top2": TopKCategoricalAccuracy(k=2),
+               "loss": Loss(F.cross_entropy), "mse": MeanSquaredError(), "iou": IoU(cm), "miou": mIoU(cm)}
+
+    def validate(logits, y):
+        for m in metrics.values():
+            m.reset()
+        cm.reset()
+        for i in range(2):
+            yp, yt = logits[6 * i:6 * (i + 1)], y[6 * i:6 * (i + 1)]
+            for name, m in metrics.items():
+                if name == "mse":
+                    m.update((torch.softmax(yp, -1), F.one_hot(yt, 4).float()))
+                elif name not in ("iou", "miou"):
+                    m.update((yp, yt))
+            cm.update((yp, yt))
+        return {name: m.compute() for name, m in metrics.items()}
+    g = torch.Generator().manual_seed(1)
+    return cfg, validate, {"logits": torch.randn(12, 4, generator=g), "y": torch.randint(0, 4, (12,), generator=g)}
+
+
+def _roma_rotations():
+    """roma's rotation toolbox in a user's pose post-processing: rotation vectors to matrices and
+    unit quaternions, the special Procrustes projection (SVD) and Gram-Schmidt of noisy 3x3
+    matrices, quaternion products and inverse, slerp at 3 steps, Euler angles ('xyz') both ways,
+    geodesic distances, and a RigidUnitQuat composed with its inverse and applied to points; a
+    batch of 4."""
+    import torch
+    import roma
+
+    cfg = dict(batch=4, slerp_steps=3, euler="xyz", points=5)
+
+    def post(rotvec, M, t, pts):
+        R = roma.rotvec_to_rotmat(rotvec)
+        q = roma.rotmat_to_unitquat(R)
+        Rp = roma.special_procrustes(M)
+        Rg = roma.special_gramschmidt(M[..., :2])
+        qp = roma.rotmat_to_unitquat(Rp)
+        qc = roma.quat_product(q, roma.quat_inverse(qp))
+        steps = torch.linspace(0, 1, 3)
+        qs = roma.unitquat_slerp(q, qp, steps)
+        euler = roma.rotmat_to_euler("xyz", Rp)
+        Re = roma.euler_to_rotmat("xyz", euler)
+        T = roma.RigidUnitQuat(q[:, None], t[:, None])
+        moved = (T @ T.inverse()).apply(pts) - T.apply(pts)
+        return (roma.unitquat_to_rotvec(qc), qs, Rg, roma.rotmat_geodesic_distance(Rp, Re),
+                roma.rotmat_geodesic_distance(R, Rg), roma.unitquat_geodesic_distance(q, qp), moved)
+    g = torch.Generator().manual_seed(1)
+    return cfg, post, {"rotvec": torch.randn(4, 3, generator=g), "M": torch.randn(4, 3, 3, generator=g),
+                       "t": torch.randn(4, 3, generator=g), "pts": torch.randn(4, 5, 3, generator=g)}
+
+
+def _roma_pose_train():
+    """A user's pose regressor (an MLP from 8 features to a 3x3 matrix and a translation) trained
+    through roma: `special_procrustes` maps the output to a rotation (the SVD's backward), the
+    geodesic distance to a target rotation from `rotvec_to_rotmat` plus the error of
+    `Rigid(R, t).apply` on 5 points, a training step (SGD); batch 4."""
+    import torch
+    import roma
+
+    torch.manual_seed(0)
+    cfg = dict(features=8, hidden=16, batch=4, points=5)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 12))
+
+    def loss_fn(m, x, rotvec, t, pts):
+        out = m(x)
+        R = roma.special_procrustes(out[:, :9].reshape(-1, 3, 3))
+        R_true = roma.rotvec_to_rotmat(rotvec)
+        pred = roma.Rigid(R[:, None], out[:, None, 9:]).apply(pts)
+        true = roma.Rigid(R_true[:, None], t[:, None]).apply(pts)
+        return roma.rotmat_geodesic_distance(R, R_true).mean() + (pred - true).square().mean()
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randn(4, 8, generator=g),
+                                             "rotvec": torch.randn(4, 3, generator=g),
+                                             "t": torch.randn(4, 3, generator=g),
+                                             "pts": torch.randn(4, 5, 3, generator=g)}
+
+
+def _sf_model():
+    import torch
+
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.LayerNorm(16), torch.nn.GELU(),
+                               torch.nn.Linear(16, 1))
+
+
+def _schedulefree_adamw_train():
+    """schedulefree's AdamWScheduleFree (2 warmup steps, weight decay) as its README has users
+    train: `optimizer.train()`, three training steps (MSE, backward, `optimizer.step()`), then
+    `optimizer.eval()` (parameters swapped to the averaged x) and a prediction; a user's MLP with
+    layer norm, batch 8 of 6 features."""
+    import torch
+    import schedulefree
+
+    cfg = dict(features=6, hidden=16, batch=8, lr=1e-2, warmup_steps=2, weight_decay=1e-3, steps=3)
+    model = _sf_model()
+    opt = schedulefree.AdamWScheduleFree(model.parameters(), lr=1e-2, warmup_steps=2, weight_decay=1e-3)
+
+    def train(x, y):
+        model.train()
+        opt.train()
+        losses = []
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        model.eval()
+        opt.eval()
+        return losses, model(x).detach(), _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _schedulefree_wrapper_sgd():
+    """schedulefree's ScheduleFreeWrapper around torch's SGD (no momentum of its own; the wrapper's
+    momentum 0.9, weight decay at y) and SGDScheduleFree (1 warmup step) on a second model, each
+    switched with `.train()`, two training steps (MSE, backward, step), then `.eval()` and a
+    prediction, in a user function; batch 8 of 6 features. (RAdamScheduleFree does not compile:
+    its first steps' `weight / weight_sum` of zero, caught eagerly by `except ZeroDivisionError`,
+    is a TorchRuntimeError under Dynamo.)"""
+    import torch
+    import schedulefree
+
+    cfg = dict(features=6, hidden=16, batch=8, wrapper=dict(base="SGD", lr=0.05, momentum=0.9, weight_decay_at_y=1e-3),
+               sgd=dict(lr=0.05, warmup_steps=1), steps=2)
+    m1, m2 = _sf_model(), _sf_model()
+    o1 = schedulefree.ScheduleFreeWrapper(torch.optim.SGD(m1.parameters(), lr=0.05), momentum=0.9,
+                                          weight_decay_at_y=1e-3)
+    o2 = schedulefree.SGDScheduleFree(m2.parameters(), lr=0.05, warmup_steps=1)
+
+    def train(x, y):
+        out = []
+        for m, o in ((m1, o1), (m2, o2)):
+            m.train()
+            o.train()
+            for _ in range(2):
+                o.zero_grad()
+                loss = torch.nn.functional.mse_loss(m(x), y)
+                loss.backward()
+                o.step()
+                out.append(loss.detach())
+            o.eval()
+            m.eval()
+            out.append(m(x).detach())
+        return out, _params_of(m1), _params_of(m2)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _th_sht_disco():
+    """torch-harmonics' spherical signal processing in a user function, eval: RealSHT then
+    InverseRealSHT (equiangular 12x24, lmax 8) with a low-pass of the coefficients, a DISCO
+    convolution on the sphere (DiscreteContinuousConvS2, piecewise-linear basis of kernel shape 3,
+    12x24 to 6x12), a transposed one back up, and ResampleS2 to a Legendre-Gauss grid; 2 fields of
+    2 channels."""
+    import torch
+    import torch_harmonics as th
+
+    torch.manual_seed(0)
+    cfg = dict(grid=(12, 24), lmax=8, disco=dict(channels=(2, 4), out=(6, 12), kernel_shape=3), resample="legendre-gauss")
+    sht = th.RealSHT(12, 24, lmax=8, mmax=8, grid="equiangular")
+    isht = th.InverseRealSHT(12, 24, lmax=8, mmax=8, grid="equiangular")
+    conv = th.DiscreteContinuousConvS2(2, 4, (12, 24), (6, 12), kernel_shape=3).eval()
+    tconv = th.DiscreteContinuousConvTransposeS2(4, 2, (6, 12), (12, 24), kernel_shape=3).eval()
+    resample = th.ResampleS2(12, 24, 12, 24, grid_in="equiangular", grid_out="legendre-gauss")
+    lowpass = (torch.arange(8) < 5).to(torch.complex64).unsqueeze(-1)
+
+    def process(u):
+        coeffs = sht(u)
+        smooth = isht(coeffs * lowpass)
+        down = conv(u)
+        up = tconv(down)
+        return smooth, down, up, resample(smooth + up)
+    g = torch.Generator().manual_seed(1)
+    return cfg, process, {"u": torch.randn(2, 2, 12, 24, generator=g)}
+
+
+def _th_sfno_train():
+    """torch-harmonics' example SphericalFourierNeuralOperator (12x24 equiangular fields, internal
+    Legendre-Gauss grid, scale factor 2, embedding 8, 2 layers, MLPs, layer norm) in a training
+    step on its examples' `L2LossS2` (quadrature-weighted over the sphere); 2 samples of 3
+    channels."""
+    import torch
+    from torch_harmonics.examples.losses import L2LossS2
+    from torch_harmonics.examples.models import SphericalFourierNeuralOperator
+
+    torch.manual_seed(0)
+    cfg = dict(img_size=(12, 24), scale_factor=2, in_chans=3, out_chans=3, embed_dim=8, num_layers=2,
+               normalization_layer="layer_norm", loss="L2LossS2")
+    model = SphericalFourierNeuralOperator(img_size=(12, 24), scale_factor=2, in_chans=3, out_chans=3, embed_dim=8,
+                                           num_layers=2, normalization_layer="layer_norm")
+    loss = L2LossS2(12, 24)
+
+    def loss_fn(m, x, y):
+        return loss(m(x), y)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randn(2, 3, 12, 24, generator=g),
+                                             "y": torch.randn(2, 3, 12, 24, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -3835,6 +4159,17 @@ _PYKEEN = ["pykeen/models", "pykeen/nn", "pykeen/losses.py", "pykeen/sampling", 
            "pykeen/utils.py", "pykeen/triples/triples_factory.py"]
 _RECHUB = ["torch_rechub/basic", "torch_rechub/models/ranking"]
 _E2CNN = ["e2cnn/nn", "e2cnn/kernels", "e2cnn/gspaces", "e2cnn/group"]
+_SKORCH = ["skorch/net.py", "skorch/classifier.py", "skorch/utils.py", "skorch/callbacks", "skorch/setter.py"]
+_IGNITE = ["ignite/engine", "ignite/metrics/metric.py", "ignite/metrics/accuracy.py", "ignite/metrics/precision.py",
+           "ignite/metrics/recall.py", "ignite/metrics/fbeta.py", "ignite/metrics/top_k_categorical_accuracy.py",
+           "ignite/metrics/confusion_matrix.py", "ignite/metrics/loss.py", "ignite/metrics/mean_squared_error.py",
+           "ignite/metrics/metrics_lambda.py", "ignite/distributed", "ignite/utils.py"]
+_ROMA = ["roma"]
+_SCHEDULEFREE = ["schedulefree/adamw_schedulefree.py", "schedulefree/sgd_schedulefree.py",
+                 "schedulefree/wrap_schedulefree.py"]
+_TH = ["torch_harmonics/sht.py", "torch_harmonics/convolution.py", "torch_harmonics/_disco_convolution.py",
+       "torch_harmonics/resample.py", "torch_harmonics/legendre.py", "torch_harmonics/quadrature.py",
+       "torch_harmonics/filter_basis.py", "torch_harmonics/examples/models", "torch_harmonics/examples/losses.py"]
 _KAN_FILES = ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"]
 
 ENTRIES = {e.name: e for e in [
@@ -4287,4 +4622,35 @@ ENTRIES = {e.name: e for e in [
     Entry("e2cnn-c4-train", "e2cnn", "e2cnn==0.2.3",
           "C4-steerable CNN in training mode (basis expansion, batch norm, dropout, antialiased pool): a training step",
           _e2cnn_c4_train, _E2CNN, grad=True, training=True),
+    # round 22
+    Entry("skorch-classifier-train-step", "skorch", "skorch==1.4.0",
+          "NeuralNetClassifier (NLLLoss on probabilities, GradientNormClipping): net.train_step on a batch",
+          _skorch_classifier_train_step, _SKORCH, grad=True, training=True, scope="module"),
+    Entry("skorch-binary-validation", "skorch", "skorch==1.4.0",
+          "NeuralNetBinaryClassifier with dict inputs: validation_step, evaluation_step, thresholded labels",
+          _skorch_binary_validation, _SKORCH, scope="module"),
+    Entry("ignite-supervised-step", "ignite", "pytorch-ignite==0.5.5",
+          "supervised_training_step (gradient accumulation 2, loss.item() output) on an Engine, iterations 1 and 2",
+          _ignite_supervised_step, _IGNITE, grad=True, training=True, scope="module"),
+    Entry("ignite-metrics", "ignite", "pytorch-ignite==0.5.5",
+          "Accuracy, Precision, Recall, Fbeta, top-k, ConfusionMatrix with IoU/mIoU, Loss, MSE: reset, update, compute",
+          _ignite_metrics, _IGNITE, scope="module"),
+    Entry("roma-rotations", "roma", "roma==1.8.0",
+          "rotvec/rotmat/unitquat/Euler conversions, special Procrustes, Gram-Schmidt, slerp, RigidUnitQuat in a user function",
+          _roma_rotations, _ROMA, scope="module"),
+    Entry("roma-pose-train", "roma", "roma==1.8.0",
+          "a pose MLP through special_procrustes, geodesic distance and Rigid.apply: a training step",
+          _roma_pose_train, _ROMA, grad=True, training=True, scope="module"),
+    Entry("schedulefree-adamw-train", "schedulefree", "schedulefree==1.4.1",
+          "AdamWScheduleFree (warmup): optimizer.train(), three training steps, optimizer.eval() and a prediction",
+          _schedulefree_adamw_train, _SCHEDULEFREE, grad=True, training=True, scope="module"),
+    Entry("schedulefree-wrapper-sgd", "schedulefree", "schedulefree==1.4.1",
+          "ScheduleFreeWrapper(SGD) and SGDScheduleFree: train(), two steps each, eval() and a prediction",
+          _schedulefree_wrapper_sgd, _SCHEDULEFREE, grad=True, training=True, scope="module"),
+    Entry("th-sht-disco", "torch_harmonics", "torch-harmonics==0.8.0",
+          "RealSHT/InverseRealSHT low-pass, DISCO convolution and its transpose, ResampleS2, in a user function",
+          _th_sht_disco, _TH, scope="module"),
+    Entry("th-sfno-train", "torch_harmonics", "torch-harmonics==0.8.0",
+          "the example SphericalFourierNeuralOperator on L2LossS2: a training step",
+          _th_sfno_train, _TH, grad=True, training=True),
 ]}
