@@ -10,9 +10,11 @@ calls a user's objective, differentiates its result and reads it into Python:
 
 `float(f)` breaks (GB0124) though the walk cannot see into the callback. The same read of a
 callback's result that nothing differentiates stays unreported: it may be a Python number.
-A name `.backward()` is called on counts as a tensor too (a training step's loss, made by a
-callback: skorch, pytorch-ignite). Checked statically and under Dynamo (its graph-break log): the
-same lines.
+Checked statically and under Dynamo (its graph-break log): the same lines.
+
+`.backward()` alone is no such evidence: a user class may define it (cooper's LagrangianStore,
+tests/test_autograd_in_graph.py's `State`), so skorch's and pytorch-ignite's `loss.backward()` of a
+loss a callback made stay unreported (realcode round 22).
 """
 
 from __future__ import annotations
@@ -49,21 +51,13 @@ def run_number(x):
     return value_only(lambda z: 2.0, x)
 
 
-def train_step(criterion, x, y):
-    loss = criterion(x, y)
-    loss.backward()
-    return x.grad
-
-
 compiled = torch.compile(run)
 compiled_number = torch.compile(run_number)
-compiled_step = torch.compile(train_step)
 '''
 
 
 def test_what_autograd_differentiates_is_a_tensor(tmp_path):
-    found = sorted(((f.span.start.line, f.code) for f in analyze_source(SOURCE, "autograd_evidence.py").findings
-                    if f.span.start.line < 20))
+    found = sorted((f.span.start.line, f.code) for f in analyze_source(SOURCE, "autograd_evidence.py").findings)
     # the leaf made in the graph (GM405), autograd.grad (GM403), float() of the objective (GM401)
     assert found == [(6, "GM405"), (9, "GM403"), (10, "GM401")], found
     mod = load_module(SOURCE, tmp_path, "autograd_evidence")
@@ -71,17 +65,3 @@ def test_what_autograd_differentiates_is_a_tensor(tmp_path):
     assert sorted(broke) == [line for line, _ in found], broke
     # a callback's result nothing differentiates: a Python number here, nothing breaks or is reported
     assert logged_break_lines(mod.run_number, torch.randn(3), path=mod.__file__) == set()
-
-
-def test_what_a_step_calls_backward_on_is_a_tensor(tmp_path):
-    """skorch 1.4's `loss = self.get_loss(...)` (a criterion module made at run time) and
-    pytorch-ignite 0.5's `loss = loss_fn(y_pred, y)`, then `loss.backward()` (GB0123, realcode round
-    22): `.backward()` is a tensor's, so the call is GM403 though the walk cannot see the loss made."""
-    fa = analyze_source(SOURCE, "autograd_evidence.py")
-    step = sorted((f.span.start.line, f.code) for f in fa.findings if f.span.start.line > 20)
-    assert step == [(SOURCE.splitlines().index("    loss.backward()") + 1, "GM403")], step
-    mod = load_module(SOURCE, tmp_path, "autograd_evidence")
-    x = torch.randn(3, requires_grad=True)
-    broke = logged_break_lines(mod.train_step, lambda a, b: ((a - b) ** 2).sum(), x, torch.randn(3),
-                               path=mod.__file__)
-    assert sorted(broke) == [line for line, _ in step], broke

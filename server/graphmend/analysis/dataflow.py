@@ -69,7 +69,6 @@ TENSOR_EVIDENCE = frozenset({
     "tril", "triu", "roll", "flip", "add_", "mul_", "copy_", "fill_", "zero_", "sigmoid", "tanh",
     "max", "min", "argmin", "amax", "amin", "norm", "std", "var", "prod", "relu", "neg", "isfinite",
     "masked_scatter", "bmm", "mm", "baddbmm", "layer_norm", "cpu", "cuda",
-    "backward",  # what a training step differentiates (skorch's `loss = self.get_loss(...)`, then `loss.backward()`)
 })
 
 CONTAINER_BUILTINS = frozenset({"list", "tuple", "dict", "set", "frozenset", "sorted"})
