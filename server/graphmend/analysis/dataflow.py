@@ -188,6 +188,16 @@ TENSOR_ONLY_METHODS = frozenset({"abs", "unsqueeze", "masked_fill", "type_as", "
                                  "isinf", "isnan", "isfinite"})
 
 
+CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
+
+
+def cast_value(e: ast.expr, qualify) -> Optional[ast.expr]:
+    """`v` of `typing.cast(T, v)` (what the call gives at run time); None for anything else."""
+    if isinstance(e, ast.Call) and len(e.args) == 2 and (qualify(e.func) or "") in CASTS:
+        return e.args[1]
+    return None
+
+
 # Products whose result, given a tensor, is one (Env.kind: a method of a value the walk does not know)
 PRODUCTS = frozenset({"dot", "matmul", "mm", "mv", "bmm", "outer", "inner", "ger"})
 _MAPPINGS = frozenset({"Dict", "dict", "Mapping", "MutableMapping", "OrderedDict"})
@@ -521,6 +531,11 @@ class Env:
             self._bases_buffers = {b for _, c in list(lineage(self.symbols, self.cls))[1:] for b in c.buffers}
         return self._bases_buffers
 
+    def is_buffer(self, attr: str) -> bool:
+        """A buffer or parameter the class or a base registers under `attr` (or under the template
+        of a formatted name, symbols.name_template)."""
+        return self.cls is not None and (attr in self.cls.buffers or attr in self._base_buffers())
+
     def self_attr_kind(self, attr: str) -> Kind:
         if attr in self.self_kinds:
             return self.self_kinds[attr]
@@ -530,7 +545,7 @@ class Env:
             # torch.optim.Optimizer's groups of parameters and their state (prodigy's `for p in
             # group['params']: ... if p.any():`, realcode round 8): what they hold is not static
             return Kind.UNKNOWN
-        if attr in self.cls.buffers or attr in self._base_buffers():
+        if self.is_buffer(attr):
             return Kind.TENSOR  # a buffer or parameter of the class or a base (pomegranate's `frozen`)
         ctor = self.cls.attr_ctors.get(attr)
         if ctor and _torch_func(ctor) and _torch_func(ctor) not in TORCH_STATIC_FUNCS \
@@ -653,7 +668,7 @@ class Env:
                 return Kind.TENSOR
             if q == "getattr" and len(e.args) == 2 and isinstance(e.args[0], ast.Name) and e.args[0].id == "self" \
                     and self.cls is not None and (t := name_template(e.args[1])) is not None \
-                    and (t in self.cls.buffers or t in self._base_buffers()):
+                    and self.is_buffer(t):
                 # a buffer registered under a formatted name, read back by the same one (e2cnn's
                 # `register_buffer('indices_{}'.format(s), ...)`, then `getattr(self, f"indices_{s}")`)
                 return Kind.TENSOR
@@ -663,7 +678,7 @@ class Env:
                 name = e.args[1] if len(e.args) > 1 else None
                 if not (isinstance(name, ast.Constant) and name.value in STATIC_ATTRS):
                     return Kind.UNKNOWN
-            if q in ("typing.cast", "typing_extensions.cast") and len(e.args) == 2:
+            if q in CASTS and len(e.args) == 2:
                 # a cast to a tensor type says the value is one (flowtorch's `for idx in
                 # cast(torch.LongTensor, permutation)`, a buffer read through a helper); to another
                 # type (`cast(Dict[str, Tensor], d)`), nothing the walk can use
@@ -761,7 +776,6 @@ def return_kinds(q: str, symbols: Symbols, depth: int = 0) -> tuple:
         if target and target != q:  # a re-export
             return return_kinds(target, symbols, depth + 1)
         return ()
-    key = (id(sym), name)  # for _EVALUATING only: sym is alive meanwhile
     # answers live on the Symbols they are about (a foreign module's as long as its Workspace
     # keeps it; the checked file's per version: an incremental update starts a new dict); a
     # cached answer still counts as reading the function's body (symbols.tracking)
@@ -770,16 +784,22 @@ def return_kinds(q: str, symbols: Symbols, depth: int = 0) -> tuple:
         if sym is symbols:
             fi.node  # noqa: B018 - records the read
         return cache[name]
-    evaluating = _EVALUATING.__dict__.setdefault("keys", set())
-    if key in evaluating:
-        return ()
-    evaluating.add(key)
-    try:
-        got = _return_kinds(fi, sym)
-    finally:
-        evaluating.discard(key)
+    got = _guarded((id(sym), name), lambda: _return_kinds(fi, sym), ())  # sym is alive meanwhile
     cache[name] = got
     return got
+
+
+def _guarded(mark: tuple, compute, default):
+    """`compute()`, unless the evaluation `mark` names is already under way in this thread (a
+    recursion through the bodies evaluated): then `default`."""
+    evaluating = _EVALUATING.__dict__.setdefault("keys", set())
+    if mark in evaluating:
+        return default
+    evaluating.add(mark)
+    try:
+        return compute()
+    finally:
+        evaluating.discard(mark)
 
 
 PROPERTY_DECORATORS = frozenset({"property", "functools.cached_property", "cached_property"})
@@ -808,15 +828,9 @@ def property_returns_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
         cache = sym.__dict__.setdefault("property_cache", {})
         key = (c.name, attr)
         if key not in cache:
-            evaluating = _EVALUATING.__dict__.setdefault("keys", set())
-            mark = (id(sym), "property", c.name, attr)
-            if mark in evaluating:
+            kinds = _guarded((id(sym), "property", c.name, attr), lambda: _return_kinds(fi, sym, decorated=True), None)
+            if kinds is None:
                 return False
-            evaluating.add(mark)
-            try:
-                kinds = _return_kinds(fi, sym, decorated=True)
-            finally:
-                evaluating.discard(mark)
             cache[key] = bool(kinds) and all(k is Kind.TENSOR for k in kinds)
         return cache[key]
     return False
@@ -826,26 +840,18 @@ def return_elements(fi: FunctionInfo, sym: Symbols, n: int) -> Optional[tuple]:
     """Per item, TENSOR where every `return` of `fi` gives a tuple display of `n` items whose
     item there is a tensor (evaluated as return_kinds evaluates a body), else UNKNOWN; None when
     a return gives anything else or nothing is known. Cached per file version, like return_kinds."""
-    cache = sym.__dict__.setdefault("return_elements_cache", {})
-    key = (fi.qualname, n)
-    if key in cache:
+    cache = sym.__dict__.setdefault("return_elements_cache", {})  # qualname -> each return's items
+    if fi.qualname in cache:
         fi.node  # noqa: B018 - records the read (symbols.tracking)
-        return cache[key]
-    evaluating = _EVALUATING.__dict__.setdefault("keys", set())
-    marker = (id(sym), "elements", fi.qualname)
-    if marker in evaluating:
+        rows = cache[fi.qualname]
+    else:
+        rows = []
+        if not _guarded((id(sym), "elements", fi.qualname), lambda: _return_kinds(fi, sym, elements=rows), ()):
+            rows = None  # nothing known (in a recursion, the outer evaluation overwrites this)
+        cache[fi.qualname] = rows
+    if not rows or not all(r is not None and len(r) == n for r in rows):
         return None
-    evaluating.add(marker)
-    rows: list = []
-    try:
-        got = _return_kinds(fi, sym, elements=rows)
-    finally:
-        evaluating.discard(marker)
-    result = None
-    if got and len(rows) == len(got) and all(r is not None and len(r) == n for r in rows):
-        result = tuple(Kind.TENSOR if all(r[i] is Kind.TENSOR for r in rows) else Kind.UNKNOWN for i in range(n))
-    cache[key] = result
-    return result
+    return tuple(Kind.TENSOR if all(r[i] is Kind.TENSOR for r in rows) else Kind.UNKNOWN for i in range(n))
 
 
 def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,

@@ -14,7 +14,7 @@ from graphmend.analysis.astwalk import preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
 from graphmend.analysis.numpy_attrs import class_attr_is_array
-from graphmend.analysis.dataflow import Env, Kind, compiling_guard
+from graphmend.analysis.dataflow import Env, Kind, cast_value, compiling_guard
 from graphmend.analysis.intermediates import computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
@@ -842,9 +842,8 @@ class FunctionWalker:
                     # not `d[k] for k in d`: a mapping the walk took for a tensor, iterated for its
                     # keys (monai's checkpoint `["network_weights"]`, torchmetrics' `res1[k] for k in
                     # res1` under `isinstance(res1, Mapping)`)
-                    if held is not None and isinstance(held, ast.Call) and len(held.args) == 2 and \
-                            (self.env.qualify(held.func) or "") in ("typing.cast", "typing_extensions.cast"):
-                        held = held.args[1]  # `cast(torch.LongTensor, permutation)`: name `permutation`
+                    if held is not None:  # `cast(torch.LongTensor, permutation)`: name `permutation`
+                        held = cast_value(held, self.env.qualify) or held
                     if held is not None and ast.dump(node.value) != ast.dump(held):
                         one_d = ast.Compare(ast.Call(ast.Attribute(held, "dim", ast.Load()), [], []), [ast.Eq()],
                                             [ast.Constant(1)])
@@ -1709,11 +1708,14 @@ def bool_mask_names(fn: ast.AST) -> dict[str, ast.expr]:
     # of operands whose dtype is not known, at least once to the former (torch-rechub's DIEN:
     # `valid = mask[:, :-1] & mask[:, 1:]` if a mask is given, else `torch.ones(..., dtype=torch.bool)`):
     # the bindings index alike, so each is a mask.
-    several = bound_only_to(fn, lambda v: "mask" if boolean_expr(v, mask) else "bits" if _bitwise(v) else None)
-    for name, kinds in several.items():
-        if name not in masks and name not in single and "mask" in kinds:
-            masks[name] = next(n.value for n in fast_walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
-                               and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name)
+    def binding(v: ast.expr):  # (the value, whether a boolean tensor expression), else None
+        if boolean_expr(v, mask):
+            return v, True
+        return (v, False) if _bitwise(v) else None
+
+    for name, found in bound_only_to(fn, binding).items():
+        if name not in masks and any(is_mask for _, is_mask in found):
+            masks[name] = found[0][0]
     return masks
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import re
+import string
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -557,8 +558,6 @@ def registered_name(c: ast.Call) -> Optional[str]:
 def name_template(e: ast.expr) -> Optional[str]:
     """The constant parts of a formatted string with "{}" for each field: `f"in_{s}"` and
     `"in_{}".format(s)` -> "in_{}"; None for anything else (or a string with no field)."""
-    import string
-
     if isinstance(e, ast.JoinedStr):
         parts = []
         for v in e.values:
