@@ -21,7 +21,8 @@ from typing import Optional
 from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.attr_types import attribute_class
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
-from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, bound_only_to, lineage, name_template
+from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, bound_only_to, lineage,
+                                       name_template)
 from graphmend.analysis.workspace import class_of
 
 
@@ -225,6 +226,41 @@ def container_of_tensors(ann: Optional[ast.expr]) -> Optional[str]:
     return None
 
 
+def tensor_callable_params(fn: ast.AST) -> frozenset:
+    """Parameters annotated as callables that return a tensor: `Callable[..., torch.Tensor]`, or
+    a Union of such callables and `nn.Module`s (ignite's loss_fn), at least one of them a
+    Callable. Cached on the function's node."""
+    held = fn.__dict__.get("_tensor_callables")
+    if held is not None:
+        return held
+    out = set()
+    args = fn.args
+    for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+        members = _union_members(a.annotation) if a.annotation is not None else []
+        callables = [m for m in members if _callable_returning_tensor(m)]
+        if callables and all(m in callables or ast.unparse(m).endswith("nn.Module") for m in members):
+            out.add(a.arg)
+    fn.__dict__["_tensor_callables"] = held = frozenset(out)
+    return held
+
+
+def _callable_returning_tensor(ann: ast.expr) -> bool:
+    """`Callable[[Any, Any], torch.Tensor]`, `typing.Callable[..., Tensor]`."""
+    if not (isinstance(ann, ast.Subscript) and ast.unparse(ann.value).rsplit(".", 1)[-1] == "Callable"
+            and isinstance(ann.slice, ast.Tuple) and len(ann.slice.elts) == 2):
+        return False
+    ret = ann.slice.elts[1]
+    return not isinstance(ret, ast.Subscript) and annotation_kind(ret) is Kind.TENSOR
+
+
+def functions_by_qualname(sym: Symbols) -> dict[str, FunctionInfo]:
+    """Every function of the file by its qualname (cached per file version)."""
+    held = sym.__dict__.get("functions_by_qualname")
+    if held is None:
+        held = sym.__dict__["functions_by_qualname"] = {f.qualname: f for f in sym.all_functions}
+    return held
+
+
 def number_or_tensor(fn: ast.AST) -> set[str]:
     """Parameters that may be a tensor or a Python number: `Union[float, torch.Tensor]`,
     `float | Tensor`, `Optional[Union[Tensor, float]]`, or documented `(float or Tensor)`. They are
@@ -334,6 +370,8 @@ class Env:
         self._backends: Optional[frozenset] = None
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
         self.tuple_items: set[str] = set()  # names unpacked from a call's tuple (see bind)
+        # self.<attr> -> (kind, value) of each store, when asked (init_holds_tensor)
+        self.stores: Optional[dict[str, list[tuple]]] = None
         # a module that imports neither torch nor anything of it (monai's numpy stain normalizer):
         # `x.min()`, `x.reshape(...)` there are numpy's, no evidence of a tensor
         self.evidence = fi.evidence if imports_torch(symbols) else {}  # name -> its last use's line
@@ -347,6 +385,8 @@ class Env:
         self.number_or_tensor: set[str] = set(either)  # parameters still bound to a tensor-or-number argument
         self.records: dict[str, str] = dict(records)
         self.seeded: dict[str, object] = {}
+        # parameters annotated as callables that return a tensor, still bound to the argument
+        self.tensor_callables: set[str] = set(tensor_callable_params(node))
         for name, why in (seeds or {}).items():
             if name in self.unknown_params:
                 self.kinds[name] = Kind.TENSOR
@@ -378,6 +418,7 @@ class Env:
             self.tuple_items.discard(target.id)
             self.containers.pop(target.id, None)
             self.records.pop(target.id, None)
+            self.tensor_callables.discard(target.id)
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.locals \
                     and value.func.id in record_types(self.symbols):
                 self.records[target.id] = value.func.id  # `state = _State(y, t)`
@@ -411,6 +452,8 @@ class Env:
             self.bind(target.value, Kind.UNKNOWN)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                 and target.value.id == "self":
+            if self.stores is not None:  # init_tensor_attrs: every store of the attribute, in order
+                self.stores.setdefault(target.attr, []).append((kind, value))
             # `self.step_t = step_t` (a tensor), then `self.step_t.tolist()` in the same method
             if kind is Kind.TENSOR:
                 self.self_kinds[target.attr] = kind
@@ -435,6 +478,12 @@ class Env:
             fi = self.symbols.functions.get(func.id)
             if fi is not None:
                 return return_elements(fi, self.symbols, n)
+        if self._module_function(func) and (q := self.qualify(func)):
+            # a function of another module the workspace finds (torch-harmonics' `self.lats_in, _ =
+            # _precompute_latitudes(nlat_in)`, imported from its quadrature module)
+            found = module_function(q, self.symbols)
+            if found is not None:
+                return return_elements(found[1], found[0], n)
         return None
 
     def record_field(self, e: ast.expr) -> Optional[str]:
@@ -553,6 +602,8 @@ class Env:
             return Kind.TENSOR
         if property_returns_tensor(self.symbols, self.cls, attr):
             return Kind.TENSOR
+        if init_holds_tensor(self.symbols, self.cls, attr):
+            return Kind.TENSOR
         return Kind.STATIC
 
     def _module_function(self, func: ast.expr) -> bool:
@@ -573,6 +624,26 @@ class Env:
             return False
         target = sym.imports.get(head)
         return bool(target) and target != "torch" and not target.startswith("torch.")
+
+    def _calls_a_tensor_callable(self, name: str) -> bool:
+        """`name` is a parameter of this function, or of an enclosing one (a closure), annotated
+        as a callable that returns a tensor (ignite's `loss_fn: Callable[[Any, Any], torch.Tensor]
+        | torch.nn.Module`, called as `loss = loss_fn(y_pred, y)` in the step it builds: realcode
+        round 22)."""
+        if name in self.locals:
+            return name in self.tensor_callables
+        qualname = self.fi.qualname
+        while ".<locals>." in qualname:
+            qualname = qualname.rsplit(".<locals>.", 1)[0]
+            outer = functions_by_qualname(self.symbols).get(qualname)
+            if outer is None:
+                return False
+            node = outer.node
+            if name in tensor_callable_params(node):
+                return True
+            if any(a.arg == name for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]):
+                return False
+        return False
 
     def is_submodule_call(self, func: ast.expr) -> bool:
         """`self.proj(x)` where `self.proj = nn.Linear(...)`/a module class."""
@@ -710,6 +781,8 @@ class Env:
                         m and m != "torch" and not m.startswith("torch.") and returns_tensor(f"{m}.{q}", self.symbols)
                         for m in self.symbols.star_imports):
                 return Kind.TENSOR
+        if isinstance(func, ast.Name) and self._calls_a_tensor_callable(func.id):
+            return Kind.TENSOR
         if isinstance(func, ast.Attribute):
             if self.is_submodule_call(func):
                 return Kind.TENSOR
@@ -755,27 +828,16 @@ def returns_tensor(q: str, symbols: Symbols) -> bool:
     return returns_kind(q, symbols) is Kind.TENSOR
 
 
-def return_kinds(q: str, symbols: Symbols, depth: int = 0) -> tuple:
+def return_kinds(q: str, symbols: Symbols) -> tuple:
     """The kinds of the `return` values of the module-level function `q`, of this file or of a
     module the workspace finds (`symbols.workspace`): each evaluated in order through its body's
     assignments, its parameters unknown unless used like tensors. Empty (nothing known) for a bare
     `return`, a generator, a decorated function, recursion, or a name that is no function."""
-    if "." not in q or depth > 4:
+    found = module_function(q, symbols)
+    if found is None:
         return ()
-    mod, name = q.rsplit(".", 1)
-    if mod == symbols.module:
-        sym = symbols
-    else:
-        ws = getattr(symbols, "workspace", None)
-        sym = ws.symbols(mod) if ws is not None else None
-        if sym is None:
-            return ()
-    fi = sym.functions.get(name)
-    if fi is None:
-        target = sym.imports.get(name)
-        if target and target != q:  # a re-export
-            return return_kinds(target, symbols, depth + 1)
-        return ()
+    sym, fi = found
+    name = fi.qualname
     # answers live on the Symbols they are about (a foreign module's as long as its Workspace
     # keeps it; the checked file's per version: an incremental update starts a new dict); a
     # cached answer still counts as reading the function's body (symbols.tracking)
@@ -787,6 +849,29 @@ def return_kinds(q: str, symbols: Symbols, depth: int = 0) -> tuple:
     got = _guarded((id(sym), name), lambda: _return_kinds(fi, sym), ())  # sym is alive meanwhile
     cache[name] = got
     return got
+
+
+def module_function(q: str, symbols: Symbols, depth: int = 0) -> Optional[tuple[Symbols, FunctionInfo]]:
+    """The module-level function `q` ("pkg.mod.func") names, with its module's Symbols: of this
+    file, or of a module the workspace finds (`symbols.workspace`), through re-exports; None when
+    it is no function found."""
+    if "." not in q or depth > 4:
+        return None
+    mod, name = q.rsplit(".", 1)
+    if mod == symbols.module:
+        sym = symbols
+    else:
+        ws = getattr(symbols, "workspace", None)
+        sym = ws.symbols(mod) if ws is not None else None
+        if sym is None:
+            return None
+    fi = sym.functions.get(name)
+    if fi is None:
+        target = sym.imports.get(name)
+        if target and target != q:  # a re-export
+            return module_function(target, symbols, depth + 1)
+        return None
+    return sym, fi
 
 
 def _guarded(mark: tuple, compute, default):
@@ -837,9 +922,33 @@ def property_returns_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
 
 
 def return_elements(fi: FunctionInfo, sym: Symbols, n: int) -> Optional[tuple]:
-    """Per item, TENSOR where every `return` of `fi` gives a tuple display of `n` items whose
-    item there is a tensor (evaluated as return_kinds evaluates a body), else UNKNOWN; None when
-    a return gives anything else or nothing is known. Cached per file version, like return_kinds."""
+    """Per item, TENSOR where the return annotation is a tuple of `n` types whose type there is
+    a tensor type (`-> Tuple[torch.Tensor, torch.Tensor]`, torch-harmonics' lru-cached
+    `_precompute_latitudes`, realcode round 22), or where every `return` of `fi` gives a tuple
+    display of `n` items whose item there is a tensor (evaluated as return_kinds evaluates a
+    body), else UNKNOWN; None when neither tells anything."""
+    annotated = _annotated_elements(fi.node.returns, n)
+    body = _body_elements(fi, sym, n)
+    if annotated is None or body is None:
+        return annotated or body
+    return tuple(max(a, b) for a, b in zip(annotated, body))
+
+
+def _annotated_elements(ann: Optional[ast.expr], n: int) -> Optional[tuple]:
+    """`Tuple[Tensor, int]`, `tuple[Tensor, Tensor]` of `n` items: TENSOR for each tensor type
+    (not Optional[Tensor]), UNKNOWN for the others; None for any other annotation."""
+    if not (isinstance(ann, ast.Subscript) and ast.unparse(ann.value).rsplit(".", 1)[-1] in ("Tuple", "tuple")):
+        return None
+    args = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+    if len(args) != n or any(isinstance(a, ast.Constant) and a.value is ... for a in args):
+        return None
+    return tuple(Kind.TENSOR if not isinstance(a, ast.Subscript) and annotation_kind(a) is Kind.TENSOR
+                 else Kind.UNKNOWN for a in args)
+
+
+def _body_elements(fi: FunctionInfo, sym: Symbols, n: int) -> Optional[tuple]:
+    """return_elements from the `return` statements of the body. Cached per file version, like
+    return_kinds."""
     cache = sym.__dict__.setdefault("return_elements_cache", {})  # qualname -> each return's items
     if fi.qualname in cache:
         fi.node  # noqa: B018 - records the read (symbols.tracking)
@@ -854,14 +963,117 @@ def return_elements(fi: FunctionInfo, sym: Symbols, n: int) -> Optional[tuple]:
     return tuple(Kind.TENSOR if all(r[i] is Kind.TENSOR for r in rows) else Kind.UNKNOWN for i in range(n))
 
 
+def init_holds_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
+    """`self.<attr>` holds a tensor because `__init__` (of the class, or of the nearest base of
+    this file that stores it) stores nothing else there, evaluated in order like a body for
+    return_kinds, and no other method of that class stores it: torch-harmonics' ResampleS2 keeps
+    `self.expand_poles = (self.lats_out > self.lats_in[-1]).any() or ...`, then branches on it in
+    forward (realcode round 22). A value that may be None (`t if c else None`) is no tensor.
+    Cached per file version; a cached answer still counts as reading `__init__` (symbols.tracking)."""
+    for s, c in lineage(sym, ci):
+        if s is not sym:
+            return False  # a base in another file: the definitions index keeps no method bodies
+        init = c.methods.get("__init__")
+        if init is None:
+            if attr in _stored_attrs(c, None):
+                return False
+            continue
+        cache = sym.__dict__.setdefault("init_attrs_cache", {})
+        if c.name in cache:
+            init.node  # noqa: B018 - records the read (symbols.tracking)
+            tensors, stored = cache[c.name]
+        else:
+            stores: dict[str, list[tuple]] = {}
+            done = _guarded((id(sym), "init", c.name), lambda: _return_kinds(init, sym, stores=stores), None)
+            loose = _loose_params(init.node)
+            tensors = frozenset(a for a, ks in stores.items() if all(_stores_tensor(k, v, loose, sym) for k, v in ks)) \
+                if done is not None else frozenset()
+            stored = frozenset(stores) | _stored_attrs(c, "__init__")
+            if done is not None:
+                cache[c.name] = (tensors, stored)
+        if attr in stored:
+            return attr in tensors and attr not in _stored_attrs(c, "__init__")
+    return False
+
+
+def _stored_attrs(ci: ClassInfo, skip: Optional[str]) -> frozenset:
+    """The attributes of `self` the methods of `ci` other than `skip` store (assign, unpack into,
+    augment, loop or `with` into)."""
+    out = set()
+    for name, fi in ci.methods.items():
+        if name == skip:
+            continue
+        for st in _statements(fi._node.body):
+            if isinstance(st, ast.Assign):
+                targets = st.targets
+            elif isinstance(st, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+                targets = [st.target]
+            elif isinstance(st, (ast.With, ast.AsyncWith)):
+                targets = [i.optional_vars for i in st.items if i.optional_vars is not None]
+            else:
+                continue
+            for t in targets:
+                for n in fast_walk(t):
+                    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
+                        out.add(n.attr)
+    return frozenset(out)
+
+
+def _loose_params(node: ast.AST) -> frozenset:
+    """Parameters that may hold something else than a tensor whatever their annotation says: a
+    Union, an Optional or an `X | Y` (kornia's `ratio: Union[torch.Tensor, Tuple[float, float]]`),
+    or a default that is not a call (`= (0.3, 3.3)`, `= None`)."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    out = set()
+    for a in [*positional, *args.kwonlyargs]:
+        ann = a.annotation
+        text = (ann.value if isinstance(ann, ast.Constant) and isinstance(ann.value, str) else
+                ast.unparse(ann)) if ann is not None else ""
+        if "Union" in text or "Optional" in text or "|" in text \
+                or (a.arg in defaults and not isinstance(defaults[a.arg], ast.Call)):
+            out.add(a.arg)
+    return frozenset(out)
+
+
+def _stores_tensor(kind: Kind, value: Optional[ast.expr], loose: frozenset, sym: Symbols) -> bool:
+    """A store of `value` (of `kind`) in `__init__` leaves a tensor: not one that may be None,
+    and not one computed from a loose parameter (_loose_params) unless a torch function makes it
+    (`torch.as_tensor(ratio)`)."""
+    if kind is not Kind.TENSOR or _maybe_none(value):
+        return False
+    if value is None or not any(isinstance(n, ast.Name) and n.id in loose for n in fast_walk(value)):
+        return True
+    return isinstance(value, ast.Call) and _torch_func(sym.qualify(value.func) or "") is not None
+
+
+def _maybe_none(value: Optional[ast.expr]) -> bool:
+    """`None`, `t if c else None`, `a or None`: a store that may leave None."""
+    if value is None:
+        return False
+    if isinstance(value, ast.Constant):
+        return value.value is None
+    if isinstance(value, ast.IfExp):
+        return _maybe_none(value.body) or _maybe_none(value.orelse)
+    if isinstance(value, ast.BoolOp):
+        return any(_maybe_none(v) for v in value.values)
+    return False
+
+
 def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,
-                  elements: Optional[list] = None) -> tuple:
+                  elements: Optional[list] = None, stores: Optional[dict] = None) -> Optional[tuple]:
     """`elements`: receives, per return, the kinds of the items of the tuple display it returns
-    (None for a return of anything else)."""
+    (None for a return of anything else). `stores`: receives, per attribute of `self` the body
+    stores, the kinds stored, in order; the answer is then None when the body was not evaluated
+    to its end."""
     node = fi.node
     if (node.decorator_list and not decorated) or isinstance(node, ast.AsyncFunctionDef):
-        return ()
+        return None if stores is not None else ()
     env = Env(sym, fi)
+    if stores is not None:
+        env.stores = stores
     kinds: list[Kind] = []
 
     def block(stmts) -> bool:  # False: stop (something makes the result unknowable)
@@ -907,11 +1119,12 @@ def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,
                         return False
         return True
 
+    unknown = None if stores is not None else ()
     for n in fast_walk(node):
         if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
-            return ()
+            return unknown
     if not block(node.body):
-        return ()
+        return unknown
     return tuple(kinds)
 
 
