@@ -52,6 +52,10 @@ REQUIREMENTS = [
     "neuraloperator==2.0.0", "torchani==2.9.0", "pykeen==1.11.1", "torch-rechub==0.9.0", "e2cnn==0.2.3",
     # round 22 (torch-harmonics 0.8.0: 0.9 needs torch>=2.14)
     "skorch==1.4.0", "pytorch-ignite==0.5.5", "roma==1.8.0", "schedulefree==1.4.1", "torch-harmonics==0.8.0",
+    # round 23 (flow-matching imports tqdm and torchsurv pandas, without declaring them; tqdm came with
+    # the corpus before, pandas with round 15)
+    "flow-matching==1.0.10", "ptwt==1.0.1", "torch-pruning==1.6.1", "torchsurv==0.2.0", "captum==0.9.0",
+    "tqdm==4.70.1",
 ]
 
 
@@ -4136,6 +4140,385 @@ def _th_sfno_train():
                                              "y": torch.randn(2, 3, 12, 24, generator=g)}
 
 
+# --------------------------------------------------------------------------------------------------
+# round 23: flow-matching 1.0.10, ptwt 1.0.1, torch-pruning 1.6.1, torchsurv 0.2.0 and captum 0.9.0,
+# code nobody tuned on, measured before anything was changed for it
+
+
+def _fm_cfm_train_sample():
+    """facebook's flow_matching, continuous: a user's velocity MLP trained one step on an
+    AffineProbPath with the CondOT scheduler (`path.sample`, the MSE to the path's `dx_t`, Adam),
+    then `ODESolver.sample` (midpoint, step 0.25, intermediates on a 3-point time grid) and
+    `ODESolver.compute_likelihood` (Euler from t=1 to 0, the Hutchinson divergence estimator
+    through `torch.autograd.grad`, a standard normal source), both through torchdiffeq's odeint;
+    8 samples of 2-d, 4 sampled."""
+    import math
+
+    import torch
+    from flow_matching.path import AffineProbPath
+    from flow_matching.path.scheduler import CondOTScheduler
+    from flow_matching.solver import ODESolver
+    from flow_matching.utils import ModelWrapper
+
+    class Velocity(torch.nn.Module):
+        def __init__(self, hidden=32):
+            super().__init__()
+            self.net = torch.nn.Sequential(torch.nn.Linear(3, hidden), torch.nn.SiLU(), torch.nn.Linear(hidden, 2))
+
+        def forward(self, x, t):
+            return self.net(torch.cat([x, t.reshape(-1, 1).expand(x.shape[0], 1)], -1))
+
+    class Wrapped(ModelWrapper):
+        def forward(self, x, t, **extras):
+            return self.model(x, t)
+
+    torch.manual_seed(0)
+    cfg = dict(dim=2, hidden=32, batch=8, scheduler="CondOT", optimizer="Adam", lr=1e-3,
+               sample=dict(method="midpoint", step_size=0.25, time_grid=[0.0, 0.5, 1.0]),
+               likelihood=dict(method="euler", step_size=0.25, exact_divergence=False))
+    model = Velocity()
+    path = AffineProbPath(scheduler=CondOTScheduler())
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    solver = ODESolver(velocity_model=Wrapped(model))
+
+    def log_p0(x):
+        return -0.5 * (x ** 2).sum(-1) - math.log(2 * math.pi)
+
+    def train_and_sample(x_0, x_1, t, x_init):
+        torch.manual_seed(3)  # the Hutchinson probe: the same on every call (eager, compiled, mended)
+        opt.zero_grad()
+        ps = path.sample(t=t, x_0=x_0, x_1=x_1)
+        loss = torch.pow(model(ps.x_t, ps.t) - ps.dx_t, 2).mean()
+        loss.backward()
+        opt.step()
+        sol = solver.sample(x_init=x_init, step_size=0.25, method="midpoint", time_grid=torch.tensor([0.0, 0.5, 1.0]),
+                            return_intermediates=True)
+        x_src, log_p = solver.compute_likelihood(x_1=x_1[:4], log_p0=log_p0, step_size=0.25, method="euler")
+        return loss.detach(), sol, x_src, log_p, _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train_and_sample, {"x_0": torch.randn(8, 2, generator=g), "x_1": torch.randn(8, 2, generator=g) + 2,
+                                   "t": torch.rand(8, generator=g), "x_init": torch.randn(4, 2, generator=g)}
+
+
+def _fm_discrete_train_sample():
+    """facebook's flow_matching, discrete: a user's token denoiser (embedding, time, MLP to
+    logits over 6 tokens) trained one step on a MixtureDiscreteProbPath with a polynomial
+    scheduler (n=2) and its MixturePathGeneralizedKL loss (SGD), then
+    `MixtureDiscreteEulerSolver.sample` from the softmax of the denoiser (step 0.25, a
+    divergence-free term 0.5 with a uniform source distribution, intermediates on a 3-point time
+    grid): its jumps are masked, categorical draws; 8 sequences of 5 tokens, 4 sampled."""
+    import torch
+    from flow_matching.loss import MixturePathGeneralizedKL
+    from flow_matching.path import MixtureDiscreteProbPath
+    from flow_matching.path.scheduler import PolynomialConvexScheduler
+    from flow_matching.solver import MixtureDiscreteEulerSolver
+    from flow_matching.utils import ModelWrapper
+
+    V, L = 6, 5
+
+    class Denoiser(torch.nn.Module):
+        def __init__(self, hidden=32):
+            super().__init__()
+            self.emb = torch.nn.Embedding(V, 16)
+            self.net = torch.nn.Sequential(torch.nn.Linear(17, hidden), torch.nn.GELU(), torch.nn.Linear(hidden, V))
+
+        def forward(self, x, t):
+            h = self.emb(x)
+            return self.net(torch.cat([h, t.reshape(-1, 1, 1).expand(h.shape[0], h.shape[1], 1)], -1))
+
+    class Probs(ModelWrapper):
+        def forward(self, x, t, **extras):
+            return torch.softmax(self.model(x, t), -1)
+
+    torch.manual_seed(0)
+    cfg = dict(vocab=V, length=L, batch=8, scheduler=dict(polynomial_n=2.0), optimizer="SGD", lr=0.1,
+               sample=dict(step_size=0.25, div_free=0.5, source="uniform", time_grid=[0.0, 0.5, 1.0]))
+    model = Denoiser()
+    path = MixtureDiscreteProbPath(scheduler=PolynomialConvexScheduler(n=2.0))
+    loss_fn = MixturePathGeneralizedKL(path=path)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    solver = MixtureDiscreteEulerSolver(model=Probs(model), path=path, vocabulary_size=V,
+                                        source_distribution_p=torch.full((V,), 1.0 / V))
+
+    def train_and_sample(x_1, t, x_init):
+        torch.manual_seed(3)  # the path's and the sampler's draws: the same on every call
+        x_0 = torch.randint_like(x_1, V)
+        ps = path.sample(t=t, x_0=x_0, x_1=x_1)
+        opt.zero_grad()
+        loss = loss_fn(logits=model(ps.x_t, ps.t), x_1=x_1, x_t=ps.x_t, t=ps.t)
+        loss.backward()
+        opt.step()
+        samples = solver.sample(x_init=x_init, step_size=0.25, div_free=0.5, time_grid=torch.tensor([0.0, 0.5, 1.0]),
+                                return_intermediates=True)
+        return loss.detach(), samples, _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train_and_sample, {"x_1": torch.randint(0, V, (8, L), generator=g), "t": torch.rand(8, generator=g),
+                                   "x_init": torch.randint(0, V, (4, L), generator=g)}
+
+
+def _ptwt_denoise():
+    """ptwt (the PyTorch wavelet toolbox) in a user's denoising function: `wavedec` (db4, 3
+    levels, reflect padding) of noisy 1-d signals, soft thresholding of the details at the
+    universal threshold (median absolute deviation of the finest level), `waverec`; `wavedec2` /
+    `waverec2` (haar, 2 levels) of images with the finest details zeroed; the stationary `swt` /
+    `iswt` (sym2, 2 levels); a `WaveletPacket` (db2, level 2) read by node; wavelets named by
+    string (pywt's); 3 signals of 64 samples, 2 images of 16x16."""
+    import math
+
+    import torch
+    import ptwt
+
+    cfg = dict(signals=(3, 64), images=(2, 16, 16), wavedec=dict(wavelet="db4", level=3, mode="reflect"),
+               wavedec2=dict(wavelet="haar", level=2, mode="zero"), swt=dict(wavelet="sym2", level=2),
+               packet=dict(wavelet="db2", maxlevel=2, mode="reflect"))
+
+    def soft(c, thr):
+        return torch.sign(c) * torch.clamp(c.abs() - thr, min=0.0)
+
+    def process(sig, img):
+        coeffs = ptwt.wavedec(sig, "db4", level=3, mode="reflect")
+        sigma = coeffs[-1].abs().median(dim=-1, keepdim=True).values / 0.6745
+        thr = sigma * math.sqrt(2 * math.log(sig.shape[-1]))
+        den = ptwt.waverec([coeffs[0]] + [soft(c, thr) for c in coeffs[1:]], "db4")
+        c2 = ptwt.wavedec2(img, "haar", level=2, mode="zero")
+        img_lp = ptwt.waverec2([c2[0], c2[1], tuple(torch.zeros_like(d) for d in c2[2])], "haar")
+        sig_sw = ptwt.iswt(ptwt.swt(sig, "sym2", level=2), "sym2")
+        wp = ptwt.WaveletPacket(sig, "db2", mode="reflect", maxlevel=2)
+        return den, img_lp, sig_sw, torch.stack([wp[k] for k in ("aa", "ad", "da", "dd")], 1)
+    g = torch.Generator().manual_seed(1)
+    sig = torch.sin(2 * math.pi * 5 * torch.linspace(0, 1, 64)) + 0.3 * torch.randn(3, 64, generator=g)
+    return cfg, process, {"sig": sig, "img": torch.randn(2, 16, 16, generator=g)}
+
+
+def _ptwt_learnable_wavelet_train():
+    """ptwt's learnable wavelets: a user's wavelet autoencoder whose filter bank is a
+    `SoftOrthogonalWavelet` (initialised from a perturbed db3) passed to `wavedec` / `waverec`
+    (3 levels, zero padding) as the wavelet object, with a learned sigmoid gate per detail level;
+    the loss is the reconstruction MSE plus the wavelet's `wavelet_loss` (perfect reconstruction,
+    alias cancellation, orthogonality), a training step (SGD); 4 signals of 64 samples."""
+    import pywt
+    import torch
+    import ptwt
+    from ptwt.wavelets_learnable import SoftOrthogonalWavelet
+
+    torch.manual_seed(0)
+    cfg = dict(signals=(4, 64), init="db3", noise=0.01, level=3, mode="zero")
+    filt = [torch.tensor(f, dtype=torch.float32) + 0.01 * torch.randn(len(f)) for f in pywt.Wavelet("db3").filter_bank]
+
+    class WaveletAE(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wavelet = SoftOrthogonalWavelet(*filt)
+            self.gate = torch.nn.Parameter(torch.ones(3))
+
+        def forward(self, x):
+            coeffs = ptwt.wavedec(x, self.wavelet, level=3, mode="zero")
+            kept = [coeffs[0]] + [c * torch.sigmoid(self.gate[i]) for i, c in enumerate(coeffs[1:])]
+            return ptwt.waverec(kept, self.wavelet)[..., : x.shape[-1]]
+
+    def loss_fn(m, x):
+        return torch.nn.functional.mse_loss(m(x), x) + m.wavelet.wavelet_loss()
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(WaveletAE(), loss_fn), {"x": torch.randn(4, 64, generator=g)}
+
+
+def _tp_model():
+    import torch
+
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+                               torch.nn.Conv2d(8, 16, 3, padding=1, stride=2), torch.nn.BatchNorm2d(16), torch.nn.ReLU(),
+                               torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(16, 4))
+
+
+def _tp_group_reg_train():
+    """torch-pruning's sparse training as its README has users do it: a GroupNormPruner (group
+    L2 magnitude importance, pruning ratio 0.5, the classifier ignored) built on a user's CNN
+    (two conv + batch-norm blocks, a linear head) by tracing its dependency graph, then a training
+    step with `pruner.regularize(model)` between backward and the optimizer step (the group
+    lasso added to the gradients of every coupled conv, batch norm and linear channel); 4 images
+    of 3x8x8, 4 classes."""
+    import torch
+    import torch_pruning as tp
+
+    cfg = dict(images=(4, 3, 8, 8), classes=4, channels=(8, 16), importance="GroupMagnitudeImportance(p=2)",
+               pruner="GroupNormPruner", pruning_ratio=0.5, reg=1e-3, optimizer="SGD", lr=0.05)
+    model = _tp_model()
+    pruner = tp.pruner.GroupNormPruner(model, torch.randn(1, 3, 8, 8), importance=tp.importance.GroupMagnitudeImportance(p=2),
+                                       pruning_ratio=0.5, ignored_layers=[model[-1]], reg=1e-3)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        pruner.regularize(model)
+        opt.step()
+        return loss.detach(), _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, step, {"x": torch.randn(4, 3, 8, 8, generator=g), "y": torch.randint(0, 4, (4,), generator=g)}
+
+
+def _tp_importance():
+    """torch-pruning's importance criteria on the groups of a user's CNN's dependency graph
+    (traced once, the classifier ignored), in a user function ranking channels: group L2
+    magnitude normalised by the max, L1 averaged over the group and normalised by the mean, LAMP,
+    batch-norm scale and FPGM (geometric median), each group's scores and the indices of the half
+    to keep."""
+    import torch
+    import torch_pruning as tp
+
+    cfg = dict(channels=(8, 16), root_module_types=["Conv2d"],
+               importances=["l2/max", "l1/mean/mean", "LAMP", "BNScale", "FPGM"])
+    model = _tp_model()
+    DG = tp.DependencyGraph().build_dependency(model, example_inputs=torch.randn(1, 3, 8, 8))
+    groups = list(DG.get_all_groups(ignored_layers=[model[-1]], root_module_types=[torch.nn.Conv2d]))
+    imps = {"l2": tp.importance.GroupMagnitudeImportance(p=2, normalizer="max"),
+            "l1_mean": tp.importance.GroupMagnitudeImportance(p=1, group_reduction="mean", normalizer="mean"),
+            "lamp": tp.importance.LAMPImportance(p=2), "bn": tp.importance.BNScaleImportance(),
+            "fpgm": tp.importance.FPGMImportance()}
+
+    def scores():
+        out = {}
+        for name, imp in imps.items():
+            for i, group in enumerate(groups):
+                s = imp(group)
+                out[f"{name}{i}"] = s
+                out[f"{name}{i}_keep"] = torch.argsort(s, descending=True)[: len(s) // 2]
+        return out
+    return cfg, scores, {}
+
+
+def _torchsurv_cox_weibull_train():
+    """torchsurv's survival losses on a user's two-headed MLP (a Cox log hazard and Weibull log
+    scale and shape): the Cox negative partial log likelihood with ties by Efron's and by
+    Breslow's method (event times tie, so its tie branches run) plus the Weibull AFT negative log
+    likelihood, a training step (SGD); 10 subjects of 5 features, 3 censored."""
+    import torch
+    from torchsurv.loss.cox import neg_partial_log_likelihood
+    from torchsurv.loss.weibull import neg_log_likelihood_weibull
+
+    torch.manual_seed(0)
+    cfg = dict(subjects=10, features=5, hidden=16, censored=3, ties=["efron", "breslow"], weibull=True)
+
+    class Surv(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = torch.nn.Sequential(torch.nn.Linear(5, 16), torch.nn.ReLU())
+            self.cox = torch.nn.Linear(16, 1)
+            self.weib = torch.nn.Linear(16, 2)
+
+        def forward(self, x):
+            h = self.body(x)
+            return self.cox(h), self.weib(h)
+
+    def loss_fn(m, x, event, time):
+        log_hz, log_params = m(x)
+        return (neg_partial_log_likelihood(log_hz, event, time, ties_method="efron")
+                + neg_partial_log_likelihood(log_hz, event, time, ties_method="breslow")
+                + neg_log_likelihood_weibull(log_params, event, time))
+    g = torch.Generator().manual_seed(1)
+    event, time = _ts_event_time()
+    return cfg, _TrainStep(Surv(), loss_fn), {"x": torch.randn(10, 5, generator=g), "event": event, "time": time}
+
+
+def _ts_event_time():
+    """10 subjects' event indicators (3 censored) and times, with ties (8 three times, 12 twice)."""
+    import torch
+
+    return (torch.tensor([1, 1, 0, 1, 1, 0, 1, 0, 1, 1], dtype=torch.bool),
+            torch.tensor([5.0, 8.0, 8.0, 12.0, 3.0, 15.0, 8.0, 20.0, 12.0, 7.0]))
+
+
+def _torchsurv_metrics():
+    """torchsurv's evaluation in a user's validation: inverse-probability-of-censoring weights
+    (`get_ipcw`, a Kaplan-Meier of the censoring), Harrell's and the IPCW-weighted concordance
+    index, the cumulative time-dependent AUC and its integral, the Brier score of predicted
+    survival at 3 new times and its integral, and a KaplanMeierEstimator fitted and predicted at
+    those times; 10 subjects with tied times, 3 censored."""
+    import torch
+    from torchsurv.metrics.auc import Auc
+    from torchsurv.metrics.brier_score import BrierScore
+    from torchsurv.metrics.cindex import ConcordanceIndex
+    from torchsurv.stats.ipcw import get_ipcw
+    from torchsurv.stats.kaplan_meier import KaplanMeierEstimator
+
+    cfg = dict(subjects=10, censored=3, new_time=[4.0, 8.0, 12.0], auc_type="cumulative")
+    cindex, auc, brier = ConcordanceIndex(), Auc(), BrierScore()
+
+    def evaluate(risk, surv, event, time, new_time):
+        ipcw = get_ipcw(event, time)
+        km = KaplanMeierEstimator()
+        km(event, time)
+        return (cindex(risk, event, time), cindex(risk, event, time, weight=ipcw), auc(risk, event, time),
+                auc.integral(), brier(surv, event, time, new_time=new_time), brier.integral(), km.predict(new_time))
+    g = torch.Generator().manual_seed(1)
+    event, time = _ts_event_time()
+    return cfg, evaluate, {"risk": torch.randn(10, generator=g),
+                           "surv": torch.rand(10, 3, generator=g).sort(-1, descending=True).values,
+                           "event": event, "time": time, "new_time": torch.tensor([4.0, 8.0, 12.0])}
+
+
+def _captum_model():
+    import torch
+
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(4, 8, 3, padding=1),
+                               torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(2), torch.nn.Flatten(),
+                               torch.nn.Linear(32, 3)).eval()
+
+
+def _captum_gradient_attr():
+    """captum's gradient attributions of a user's small CNN classifier (eval) in a user function:
+    IntegratedGradients (zero baseline, 8 steps of the Riemann trapezoid rule, internal batch 8,
+    with the convergence delta), Saliency (absolute), InputXGradient and a NoiseTunnel around
+    Saliency (SmoothGrad squared, 3 samples); 2 images of 1x6x6, a target class each."""
+    import torch
+    from captum.attr import InputXGradient, IntegratedGradients, NoiseTunnel, Saliency
+
+    cfg = dict(images=(2, 1, 6, 6), classes=3, ig=dict(n_steps=8, method="riemann_trapezoid", internal_batch_size=8),
+               noise_tunnel=dict(nt_type="smoothgrad_sq", nt_samples=3, stdevs=0.1))
+    model = _captum_model()
+    ig, sal, ixg = IntegratedGradients(model), Saliency(model), InputXGradient(model)
+    nt = NoiseTunnel(sal)
+
+    def explain(x, target):
+        torch.manual_seed(3)  # the noise tunnel's draws: the same on every call
+        a_ig, delta = ig.attribute(x, baselines=torch.zeros_like(x), target=target, n_steps=8,
+                                   method="riemann_trapezoid", internal_batch_size=8, return_convergence_delta=True)
+        return (a_ig, delta, sal.attribute(x, target=target, abs=True), ixg.attribute(x, target=target),
+                nt.attribute(x, nt_type="smoothgrad_sq", nt_samples=3, stdevs=0.1, target=target))
+    g = torch.Generator().manual_seed(1)
+    return cfg, explain, {"x": torch.randn(2, 1, 6, 6, generator=g), "target": torch.tensor([0, 2])}
+
+
+def _captum_perturbation_attr():
+    """captum's perturbation and layer attributions of the same kind of CNN (eval) in a user
+    function: FeatureAblation over a 3-region feature mask (2 perturbations per evaluation),
+    Occlusion (3x3 windows, stride 2), ShapleyValueSampling (2 samples) on the same mask, and
+    LayerGradCam on the second conv (a forward hook, gradients of the layer's output) upsampled
+    by `LayerAttribution.interpolate`; 2 images of 1x6x6, a target class each."""
+    import torch
+    from captum.attr import FeatureAblation, LayerAttribution, LayerGradCam, Occlusion, ShapleyValueSampling
+
+    cfg = dict(images=(2, 1, 6, 6), classes=3, mask_regions=3, perturbations_per_eval=2,
+               occlusion=dict(window=(1, 3, 3), strides=(1, 2, 2)), shapley_samples=2, gradcam_layer="conv2")
+    model = _captum_model()
+    fa, occ, svs = FeatureAblation(model), Occlusion(model), ShapleyValueSampling(model)
+    gc = LayerGradCam(model, model[2])
+    mask = torch.arange(36).reshape(1, 1, 6, 6) // 12
+
+    def explain(x, target):
+        torch.manual_seed(3)  # ShapleyValueSampling's permutations: the same on every call
+        cam = gc.attribute(x, target=target, relu_attributions=True)
+        return (fa.attribute(x, target=target, feature_mask=mask, perturbations_per_eval=2),
+                occ.attribute(x, target=target, sliding_window_shapes=(1, 3, 3), strides=(1, 2, 2)),
+                svs.attribute(x, target=target, feature_mask=mask, n_samples=2), cam,
+                LayerAttribution.interpolate(cam, (6, 6)))
+    g = torch.Generator().manual_seed(1)
+    return cfg, explain, {"x": torch.randn(2, 1, 6, 6, generator=g), "target": torch.tensor([0, 2])}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -4170,6 +4553,11 @@ _SCHEDULEFREE = ["schedulefree/adamw_schedulefree.py", "schedulefree/sgd_schedul
 _TH = ["torch_harmonics/sht.py", "torch_harmonics/convolution.py", "torch_harmonics/_disco_convolution.py",
        "torch_harmonics/resample.py", "torch_harmonics/legendre.py", "torch_harmonics/quadrature.py",
        "torch_harmonics/filter_basis.py", "torch_harmonics/examples/models", "torch_harmonics/examples/losses.py"]
+_FM = ["flow_matching", "torchdiffeq"]
+_PTWT = ["ptwt"]
+_TP = ["torch_pruning/pruner", "torch_pruning/dependency", "torch_pruning/_helpers.py", "torch_pruning/ops.py"]
+_TORCHSURV = ["torchsurv/loss", "torchsurv/metrics", "torchsurv/stats", "torchsurv/tools"]
+_CAPTUM = ["captum/attr", "captum/_utils", "captum/log"]
 _KAN_FILES = ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"]
 
 ENTRIES = {e.name: e for e in [
@@ -4653,4 +5041,35 @@ ENTRIES = {e.name: e for e in [
     Entry("th-sfno-train", "torch_harmonics", "torch-harmonics==0.8.0",
           "the example SphericalFourierNeuralOperator on L2LossS2: a training step",
           _th_sfno_train, _TH, grad=True, training=True),
+    # round 23
+    Entry("flow-matching-cfm-train-sample", "flow_matching", "flow-matching==1.0.10",
+          "AffineProbPath (CondOT) training step, ODESolver.sample (midpoint) and compute_likelihood (Hutchinson)",
+          _fm_cfm_train_sample, _FM, grad=True, training=True, scope="module", also=("torchdiffeq",)),
+    Entry("flow-matching-discrete-train-sample", "flow_matching", "flow-matching==1.0.10",
+          "MixtureDiscreteProbPath with generalized KL: a training step, then MixtureDiscreteEulerSolver.sample",
+          _fm_discrete_train_sample, _FM, grad=True, training=True, scope="module", also=("torchdiffeq",)),
+    Entry("ptwt-denoise", "ptwt", "ptwt==1.0.1",
+          "wavedec/waverec soft thresholding, wavedec2/waverec2, swt/iswt, WaveletPacket, in a user function",
+          _ptwt_denoise, _PTWT, scope="module"),
+    Entry("ptwt-learnable-wavelet-train", "ptwt", "ptwt==1.0.1",
+          "SoftOrthogonalWavelet through wavedec/waverec with gated details, plus wavelet_loss: a training step",
+          _ptwt_learnable_wavelet_train, _PTWT, grad=True, training=True, scope="module"),
+    Entry("torch-pruning-group-reg-train", "torch_pruning", "torch-pruning==1.6.1",
+          "GroupNormPruner on a user's CNN: a training step with pruner.regularize between backward and step",
+          _tp_group_reg_train, _TP, grad=True, training=True, scope="module"),
+    Entry("torch-pruning-importance", "torch_pruning", "torch-pruning==1.6.1",
+          "group magnitude (L2, L1), LAMP, BN scale and FPGM importances of a dependency graph's groups",
+          _tp_importance, _TP, scope="module"),
+    Entry("torchsurv-cox-weibull-train", "torchsurv", "torchsurv==0.2.0",
+          "Cox partial likelihood (Efron and Breslow ties) plus Weibull AFT likelihood: a training step",
+          _torchsurv_cox_weibull_train, _TORCHSURV, grad=True, training=True, scope="module"),
+    Entry("torchsurv-metrics", "torchsurv", "torchsurv==0.2.0",
+          "IPCW, concordance index, time-dependent AUC, Brier score and their integrals, Kaplan-Meier predict",
+          _torchsurv_metrics, _TORCHSURV, scope="module"),
+    Entry("captum-gradient-attr", "captum", "captum==0.9.0",
+          "IntegratedGradients (with delta), Saliency, InputXGradient and NoiseTunnel(SmoothGrad) of a user's CNN",
+          _captum_gradient_attr, _CAPTUM, grad=True, scope="module"),
+    Entry("captum-perturbation-attr", "captum", "captum==0.9.0",
+          "FeatureAblation, Occlusion, ShapleyValueSampling and LayerGradCam (interpolated) of a user's CNN",
+          _captum_perturbation_attr, _CAPTUM, grad=True, scope="module"),
 ]}
