@@ -56,6 +56,8 @@ REQUIREMENTS = [
     # the corpus before, pandas with round 15)
     "flow-matching==1.0.10", "ptwt==1.0.1", "torch-pruning==1.6.1", "torchsurv==0.2.0", "captum==0.9.0",
     "tqdm==4.70.1",
+    # round 24
+    "galore-torch==1.0", "madgrad==1.3", "rotary-embedding-torch==0.9.1", "torch-kmeans==0.2.0", "torchbnn==1.2",
 ]
 
 
@@ -4517,6 +4519,347 @@ def _captum_perturbation_attr():
                 LayerAttribution.interpolate(cam, (6, 6)))
     g = torch.Generator().manual_seed(1)
     return cfg, explain, {"x": torch.randn(2, 1, 6, 6, generator=g), "target": torch.tensor([0, 2])}
+# round 24: galore-torch 1.0, madgrad 1.3, rotary-embedding-torch 0.9.1, torch-kmeans 0.2.0 and torchbnn
+# 1.2, code nobody tuned on, measured before anything was changed for it
+
+
+def _galore_mlp():
+    import torch
+
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.Tanh(), torch.nn.Linear(16, 12), torch.nn.Tanh(),
+                               torch.nn.Linear(12, 2))
+
+
+def _galore_adamw_train():
+    """galore-torch's GaLoreAdamW as its README has users set it up: the 2-d weights in GaLore groups
+    (the first two with the 'std' projection, rank 4, a new projector every 2 steps, scale 0.25:
+    a wide 16x6 and a tall 12x16 weight, one through each side of the SVD; the head with the
+    'right' projection, rank 1) and the biases in a plain group with weight decay, three training
+    steps (MSE, backward, `optimizer.step()`: projection, Adam moments, bias correction, projection
+    back) in a user function; a user's MLP, batch 8 of 6 features."""
+    import torch
+    from galore_torch import GaLoreAdamW
+
+    cfg = dict(features=6, hidden=(16, 12), batch=8, lr=1e-2, weight_decay=1e-2, steps=3,
+               galore=[dict(rank=4, update_proj_gap=2, scale=0.25, proj_type="std"),
+                       dict(rank=1, update_proj_gap=2, scale=0.25, proj_type="right")])
+    model = _galore_mlp()
+    weights = [m.weight for m in model if isinstance(m, torch.nn.Linear)]
+    biases = [m.bias for m in model if isinstance(m, torch.nn.Linear)]
+    opt = GaLoreAdamW([{"params": biases, "weight_decay": 1e-2},
+                       {"params": weights[:2], "rank": 4, "update_proj_gap": 2, "scale": 0.25, "proj_type": "std"},
+                       {"params": weights[2:], "rank": 1, "update_proj_gap": 2, "scale": 0.25, "proj_type": "right"}],
+                      lr=1e-2, no_deprecation_warning=True)
+
+    def train(x, y):
+        losses = []
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return losses, _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 2, generator=g)}
+
+
+def _galore_adafactor_train():
+    """galore-torch's GaLoreAdafactor (relative step with warmup init, parameter scaling, a first
+    moment with beta1 0.9, clipping at 1.0): the first two weights in a GaLore group with the
+    'reverse_std' projection (rank 3, a new projector every 2 steps), the head with the 'full'
+    (two-sided) projection, the biases in a plain group (unfactored second moments), three training
+    steps (cross entropy, backward, `optimizer.step()`) in a user function; a user's MLP, batch 8 of 6
+    features, 2 classes."""
+    import torch
+    from galore_torch import GaLoreAdafactor
+
+    cfg = dict(features=6, hidden=(16, 12), batch=8, relative_step=True, warmup_init=True, scale_parameter=True,
+               beta1=0.9, steps=3, galore=[dict(rank=3, update_proj_gap=2, scale=0.5, proj_type="reverse_std"),
+                                           dict(rank=1, update_proj_gap=2, scale=0.5, proj_type="full")])
+    model = _galore_mlp()
+    weights = [m.weight for m in model if isinstance(m, torch.nn.Linear)]
+    biases = [m.bias for m in model if isinstance(m, torch.nn.Linear)]
+    opt = GaLoreAdafactor([{"params": biases},
+                           {"params": weights[:2], "rank": 3, "update_proj_gap": 2, "scale": 0.5,
+                            "proj_type": "reverse_std"},
+                           {"params": weights[2:], "rank": 1, "update_proj_gap": 2, "scale": 0.5,
+                            "proj_type": "full"}],
+                          relative_step=True, warmup_init=True, scale_parameter=True, beta1=0.9)
+
+    def train(x, y):
+        losses = []
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return losses, _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randint(0, 2, (8,), generator=g)}
+
+
+def _madgrad_train():
+    """madgrad's MADGRAD (momentum 0.9, decoupled weight decay) on a user's MLP with layer norm,
+    three training steps (MSE, backward, `optimizer.step()`: the step counter read from its tensor
+    in the state, dual averaging of the gradient sums, the cube-root scaling, the momentum average
+    towards z) in a user function; batch 8 of 6 features."""
+    import torch
+    import madgrad
+
+    cfg = dict(features=6, hidden=16, batch=8, lr=1e-2, momentum=0.9, weight_decay=1e-3, decouple_decay=True, steps=3)
+    model = _sf_model()
+    opt = madgrad.MADGRAD(model.parameters(), lr=1e-2, momentum=0.9, weight_decay=1e-3, decouple_decay=True)
+
+    def train(x, y):
+        losses = []
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return losses, _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _madgrad_mirror_eps0():
+    """madgrad's MirrorMADGRAD (momentum 0.9, eps 0: zero second moments set to inf, weight decay on
+    the gradient) on one model and MADGRAD without momentum (x0 recomputed each step, eps 0, weight
+    decay on the gradient) on a second whose first layer gets no gradient in some rows (a ReLU dead
+    on the batch), two training steps each (MSE, backward, step) in a user function; batch 8 of 6
+    features."""
+    import torch
+    import madgrad
+
+    cfg = dict(features=6, hidden=16, batch=8, mirror=dict(lr=1e-2, momentum=0.9, eps=0.0, weight_decay=1e-3),
+               madgrad=dict(lr=1e-2, momentum=0.0, eps=0.0, weight_decay=1e-3), steps=2)
+    torch.manual_seed(0)
+    m1 = _sf_model()
+    m2 = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    with torch.no_grad():
+        m2[0].bias[:4] = -100.0  # four hidden units never fire: zero gradient rows
+    o1 = madgrad.MirrorMADGRAD(m1.parameters(), lr=1e-2, momentum=0.9, eps=0.0, weight_decay=1e-3)
+    o2 = madgrad.MADGRAD(m2.parameters(), lr=1e-2, momentum=0.0, eps=0.0, weight_decay=1e-3)
+
+    def train(x, y):
+        out = []
+        for m, o in ((m1, o1), (m2, o2)):
+            for _ in range(2):
+                o.zero_grad()
+                loss = torch.nn.functional.mse_loss(m(x), y)
+                loss.backward()
+                o.step()
+                out.append(loss.detach())
+        return out, _params_of(m1), _params_of(m2)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _rotary_xpos_cached():
+    """rotary-embedding-torch in a user's causal attention, eval: xpos rotary embeddings
+    (`rotate_queries_and_keys`: the length-extrapolatable scales, cached after the first call) on
+    the prompt, then a decoding step with a KV cache (`rotate_queries_with_cached_keys`, 1 query
+    against 7 keys); a second RotaryEmbedding (NTK theta rescale, interpolation factor 2,
+    sequence before the heads, partial rotation of 8 of 16 features) with
+    `rotate_queries_or_keys` at an offset; batch 2, 2 heads, 6 prompt tokens."""
+    import torch
+    from rotary_embedding_torch import RotaryEmbedding
+
+    torch.manual_seed(0)
+    cfg = dict(dim=16, heads=2, prompt=6, xpos=dict(dim=8, use_xpos=True, xpos_scale_base=64),
+               ntk=dict(dim=8, theta_rescale_factor=2.0, interpolate_factor=2.0, seq_before_head_dim=True))
+
+    class Attention(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = torch.nn.Linear(16, 3 * 16, bias=False)
+            self.out = torch.nn.Linear(16, 16)
+            self.rotary = RotaryEmbedding(dim=8, use_xpos=True, xpos_scale_base=64)
+
+        def split(self, x):
+            b, n, _ = x.shape
+            return [t.view(b, n, 2, 8).transpose(1, 2) for t in self.qkv(x).chunk(3, dim=-1)]
+
+        def attend(self, q, k, v):
+            i, j = q.shape[-2], k.shape[-2]
+            causal = torch.ones(i, j, dtype=torch.bool).triu(j - i + 1)
+            sim = (q @ k.transpose(-1, -2)) * 8 ** -0.5
+            out = sim.masked_fill(causal, float("-inf")).softmax(-1) @ v
+            return self.out(out.transpose(1, 2).reshape(q.shape[0], i, 16))
+
+        def forward(self, x, new):
+            q, k, v = self.split(x)
+            q, k = self.rotary.rotate_queries_and_keys(q, k)
+            prompt_out = self.attend(q, k, v)
+            _, k_all, v_all = self.split(torch.cat((x, new), dim=1))
+            q_new = self.split(new)[0]
+            q_new, k_all = self.rotary.rotate_queries_with_cached_keys(q_new, k_all)
+            return prompt_out, self.attend(q_new, k_all, v_all)
+
+    attn = Attention().eval()
+    ntk = RotaryEmbedding(dim=8, theta_rescale_factor=2.0, interpolate_factor=2.0, seq_before_head_dim=True)
+
+    def run(x, new, t):
+        prompt_out, step_out = attn(x, new)
+        return prompt_out, step_out, ntk.rotate_queries_or_keys(t, offset=3)
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"x": torch.randn(2, 6, 16, generator=g), "new": torch.randn(2, 1, 16, generator=g),
+                      "t": torch.randn(2, 5, 2, 16, generator=g)}
+
+
+def _rotary_axial_train():
+    """rotary-embedding-torch's axial rotary embeddings in a user's tiny ViT block: a 'pixel'
+    RotaryEmbedding's `get_axial_freqs(4, 4, offsets=...)` (a tensor of offsets) applied to the
+    patch queries and keys with `apply_rotary_emb`, a learned-frequency 'lang' RotaryEmbedding
+    (not cached) rotating 6 of the 8 features of the flattened sequence's queries and keys, and
+    `apply_learned_rotations` of predicted angles with frequency ranges from feature 2 on: a
+    training step (cross entropy, backward, SGD); 2 images of 4x4 patches of 16 features, 2 heads."""
+    import torch
+    from rotary_embedding_torch import RotaryEmbedding, apply_learned_rotations, apply_rotary_emb
+
+    torch.manual_seed(0)
+    cfg = dict(patches=(4, 4), dim=16, heads=2, pixel=dict(dim=4, freqs_for="pixel", max_freq=8),
+               learned=dict(dim=6, learned_freq=True), learned_rotations=dict(freq_ranges=2), classes=3)
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = torch.nn.Linear(16, 48, bias=False)
+            self.pixel = RotaryEmbedding(dim=4, freqs_for="pixel", max_freq=8)
+            self.lang = RotaryEmbedding(dim=6, learned_freq=True)
+            self.angles = torch.nn.Linear(16, 2)
+            self.register_buffer("freq_ranges", torch.tensor([1.0, 2.0]))
+            self.head = torch.nn.Linear(16, 3)
+
+        def forward(self, x, offsets):
+            b, h, w, _ = x.shape
+            q, k, v = (t.view(b, h, w, 2, 8).permute(0, 3, 1, 2, 4) for t in self.qkv(x).chunk(3, dim=-1))
+            freqs = self.pixel.get_axial_freqs(h, w, offsets=offsets)
+            q, k = apply_rotary_emb(freqs, q), apply_rotary_emb(freqs, k)
+            q, k, v = (t.reshape(b, 2, h * w, 8) for t in (q, k, v))
+            q, k = self.lang.rotate_queries_or_keys(q), self.lang.rotate_queries_or_keys(k)
+            out = ((q @ k.transpose(-1, -2)) * 8 ** -0.5).softmax(-1) @ v
+            out = out.transpose(1, 2).reshape(b, h * w, 16)
+            out = apply_learned_rotations(self.angles(out), out, start_index=2, freq_ranges=self.freq_ranges)
+            return self.head(out.mean(1))
+
+    model = Block()
+
+    def loss_fn(m, x, offsets, y):
+        return torch.nn.functional.cross_entropy(m(x, offsets), y)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randn(2, 4, 4, 16, generator=g),
+                                             "offsets": torch.tensor([0.25, -0.5]),
+                                             "y": torch.randint(0, 3, (2,), generator=g)}
+
+
+def _kmeans_blobs(g, bs=2, n=24, d=3):
+    import torch
+
+    centers = torch.tensor([[4.0, 0.0, 0.0], [0.0, 4.0, 0.0], [0.0, 0.0, 4.0], [-4.0, -4.0, 0.0]])
+    labels = torch.arange(n) % 4
+    return centers[labels].expand(bs, n, d) + 0.5 * torch.randn(bs, n, d, generator=g)
+
+
+def _torch_kmeans_fit_predict():
+    """torch-kmeans' KMeans as a user clusters a batch of point sets: k-means++ initialisation (a
+    seeded generator, 2 initial configurations), 'unit' normalisation of the inputs (zeros masked to
+    eps), a different number of clusters per instance (a tensor k of 4 and 3: the padded centers
+    masked to inf), Lloyd iterations until the center shift is under the tolerance (at most 8), the
+    best configuration by inertia; then `fit` and `predict` of new points, in a user function;
+    2 instances of 24 points in 3-d."""
+    import torch
+    from torch_kmeans import KMeans
+
+    cfg = dict(init_method="k-means++", num_init=2, max_iter=8, tol=1e-4, normalize="unit", k=[4, 3], seed=123,
+               points=(2, 24, 3))
+    km = KMeans(init_method="k-means++", num_init=2, max_iter=8, tol=1e-4, normalize="unit", verbose=False, seed=123)
+
+    def cluster(x, k, x_new):
+        result = km(x, k=k)
+        km.fit(x, k=k)
+        return result.labels, result.centers, result.inertia, km.predict(x_new)
+    g = torch.Generator().manual_seed(1)
+    return cfg, cluster, {"x": _kmeans_blobs(g), "k": torch.tensor([4, 3]), "x_new": _kmeans_blobs(g, n=8)}
+
+
+def _torch_kmeans_soft_train():
+    """torch-kmeans' SoftKMeans (cosine similarity, temperature 5, 2 random initial configurations,
+    the best kept by summed similarity, a last differentiable fixpoint step under enable_grad) on a
+    user's encoder's embeddings: a training step on the soft assignments (the negative log
+    likelihood of the points' blob labels under the assignment probabilities, minus the mean of
+    each point's highest similarity to a center); 2 instances of 24 points in 3-d, 4 clusters."""
+    import torch
+    from torch_kmeans import SoftKMeans
+
+    torch.manual_seed(0)
+    cfg = dict(init_method="rnd", num_init=2, max_iter=6, n_clusters=4, temp=5.0, encoder=(3, 16, 8), points=(2, 24, 3))
+    model = torch.nn.Sequential(torch.nn.Linear(3, 16), torch.nn.ReLU(), torch.nn.Linear(16, 8))
+    skm = SoftKMeans(num_init=2, max_iter=6, n_clusters=4, temp=5.0, verbose=False, seed=123)
+
+    def loss_fn(m, x, y):
+        result = skm(m(x))
+        nll = torch.nn.functional.nll_loss(torch.log(result.soft_assignment + 1e-8).flatten(0, 1), y.flatten())
+        return nll - result.inertia.max(-1).values.mean()
+    g = torch.Generator().manual_seed(1)
+    x = _kmeans_blobs(g)
+    return cfg, _TrainStep(model, loss_fn), {"x": x, "y": (torch.arange(24) % 4).expand(2, 24)}
+
+
+def _torchbnn_mlp_train():
+    """torchbnn's Bayesian MLP as its README trains it: BayesLinear layers (prior mean 0, sigma 0.1,
+    weights sampled with the reparameterisation trick on every call), cross entropy plus 0.01 times
+    BKLLoss (the KL divergence of every Bayesian layer to the prior, averaged over the parameter
+    count): a training step (Adam); batch 8 of 4 features, 3 classes."""
+    import torch
+    import torchbnn as bnn
+
+    torch.manual_seed(0)
+    cfg = dict(features=4, hidden=16, classes=3, prior_mu=0.0, prior_sigma=0.1, kl_weight=0.01, kl_reduction="mean")
+    model = torch.nn.Sequential(bnn.BayesLinear(prior_mu=0.0, prior_sigma=0.1, in_features=4, out_features=16),
+                                torch.nn.ReLU(),
+                                bnn.BayesLinear(prior_mu=0.0, prior_sigma=0.1, in_features=16, out_features=3))
+    kl_loss = bnn.BKLLoss(reduction="mean", last_layer_only=False)
+
+    def loss_fn(m, x, y):
+        return torch.nn.functional.cross_entropy(m(x), y) + 0.01 * kl_loss(m)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randn(8, 4, generator=g),
+                                             "y": torch.randint(0, 3, (8,), generator=g)}
+
+
+def _torchbnn_cnn_frozen():
+    """torchbnn's Bayesian CNN (BayesConv2d, BayesBatchNorm2d with a cumulative moving average,
+    momentum None, BayesLinear) in a user function: a training-mode forward and the summed KL of the
+    last Bayesian layer (`bayesian_kl_loss(..., reduction='sum', last_layer_only=True)`), then
+    `torchbnn.utils.freeze` (one weight sample fixed in each layer), two eval predictions (equal),
+    `unfreeze` and a sampled eval prediction; 2 images of 1x6x6, 4 classes."""
+    import torch
+    import torchbnn as bnn
+    from torchbnn.utils import freeze, unfreeze
+
+    torch.manual_seed(0)
+    cfg = dict(image=(2, 1, 6, 6), channels=4, classes=4, prior_mu=0.0, prior_sigma=0.1, bn_momentum=None,
+               kl=dict(reduction="sum", last_layer_only=True))
+    model = torch.nn.Sequential(bnn.BayesConv2d(0.0, 0.1, 1, 4, kernel_size=3, padding=1),
+                                bnn.BayesBatchNorm2d(0.0, 0.1, 4, momentum=None), torch.nn.ReLU(),
+                                torch.nn.Flatten(), bnn.BayesLinear(0.0, 0.1, 4 * 6 * 6, 4))
+
+    def run(x):
+        model.train()
+        logits = model(x)
+        kl = bnn.functional.bayesian_kl_loss(model, reduction="sum", last_layer_only=True)
+        model.eval()
+        freeze(model)
+        p1, p2 = model(x), model(x)
+        unfreeze(model)
+        return logits, kl, p1, p2, model(x), model[1].running_mean
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"x": torch.randn(2, 1, 6, 6, generator=g)}
 
 
 _D = "diffusers==0.42.1"
@@ -4558,6 +4901,11 @@ _PTWT = ["ptwt"]
 _TP = ["torch_pruning/pruner", "torch_pruning/dependency", "torch_pruning/_helpers.py", "torch_pruning/ops.py"]
 _TORCHSURV = ["torchsurv/loss", "torchsurv/metrics", "torchsurv/stats", "torchsurv/tools"]
 _CAPTUM = ["captum/attr", "captum/_utils", "captum/log"]
+_GALORE = ["galore_torch/adamw.py", "galore_torch/adafactor.py", "galore_torch/galore_projector.py"]
+_MADGRAD = ["madgrad/madgrad.py", "madgrad/mirror_madgrad.py"]
+_TORCHBNN = ["torchbnn/modules", "torchbnn/functional.py", "torchbnn/utils/freeze_model.py"]
+_ROTARY = ["rotary_embedding_torch/rotary_embedding_torch.py"]
+_TORCH_KMEANS = ["torch_kmeans/clustering/kmeans.py", "torch_kmeans/clustering/soft_kmeans.py", "torch_kmeans/utils"]
 _KAN_FILES = ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"]
 
 ENTRIES = {e.name: e for e in [
@@ -5072,4 +5420,35 @@ ENTRIES = {e.name: e for e in [
     Entry("captum-perturbation-attr", "captum", "captum==0.9.0",
           "FeatureAblation, Occlusion, ShapleyValueSampling and LayerGradCam (interpolated) of a user's CNN",
           _captum_perturbation_attr, _CAPTUM, grad=True, scope="module"),
+    # round 24
+    Entry("galore-adamw-train", "galore_torch", "galore-torch==1.0",
+          "GaLoreAdamW ('std' and 'right' projections, new projector every 2 steps, weight decay): 3 training steps",
+          _galore_adamw_train, _GALORE, grad=True, training=True, scope="module"),
+    Entry("galore-adafactor-train", "galore_torch", "galore-torch==1.0",
+          "GaLoreAdafactor (relative step, warmup init, beta1; 'reverse_std', 'full' projections): 3 training steps",
+          _galore_adafactor_train, _GALORE, grad=True, training=True, scope="module"),
+    Entry("madgrad-train", "madgrad", "madgrad==1.3",
+          "MADGRAD (momentum, decoupled weight decay): three training steps in a user function",
+          _madgrad_train, _MADGRAD, grad=True, training=True, scope="module"),
+    Entry("madgrad-mirror-eps0", "madgrad", "madgrad==1.3",
+          "MirrorMADGRAD and MADGRAD without momentum, eps 0 (zero moments to inf), weight decay: two steps each",
+          _madgrad_mirror_eps0, _MADGRAD, grad=True, training=True, scope="module"),
+    Entry("rotary-xpos-cached", "rotary_embedding_torch", "rotary-embedding-torch==0.9.1",
+          "xpos rotate_queries_and_keys and rotate_queries_with_cached_keys, an NTK-rescaled rotary, in a user function",
+          _rotary_xpos_cached, _ROTARY, scope="module"),
+    Entry("rotary-axial-train", "rotary_embedding_torch", "rotary-embedding-torch==0.9.1",
+          "pixel get_axial_freqs with offsets, learned-frequency rotary, apply_learned_rotations: a training step",
+          _rotary_axial_train, _ROTARY, grad=True, training=True, scope="module"),
+    Entry("torch-kmeans-fit-predict", "torch_kmeans", "torch-kmeans==0.2.0",
+          "KMeans (k-means++, 2 inits, unit normalisation, per-instance k): forward, fit, predict in a user function",
+          _torch_kmeans_fit_predict, _TORCH_KMEANS, scope="module"),
+    Entry("torch-kmeans-soft-train", "torch_kmeans", "torch-kmeans==0.2.0",
+          "SoftKMeans (cosine, 2 random inits, differentiable last step) on a user's encoder: a training step",
+          _torch_kmeans_soft_train, _TORCH_KMEANS, grad=True, training=True, scope="module"),
+    Entry("torchbnn-mlp-train", "torchbnn", "torchbnn==1.2",
+          "BayesLinear MLP (reparameterised weights), cross entropy plus 0.01 BKLLoss: a training step",
+          _torchbnn_mlp_train, _TORCHBNN, grad=True, training=True),
+    Entry("torchbnn-cnn-frozen", "torchbnn", "torchbnn==1.2",
+          "BayesConv2d, BayesBatchNorm2d (momentum None), BayesLinear: train forward, KL, freeze, eval, unfreeze",
+          _torchbnn_cnn_frozen, _TORCHBNN, scope="module"),
 ]}
