@@ -365,16 +365,24 @@ def unresumed_breaks(res: dict[str, Any], packages: tuple[str, ...], site: Path)
     "Skipping the function and falling back to eager" (graph_breaks log, as the child records it
     in `log_breaks`). Only the frame the break is in (the record's site, its innermost user frame):
     the frames above it resume after the call (torch 2.13 traces their resume functions), and a
-    line of theirs Dynamo traced counts anyway."""
+    line of theirs Dynamo traced counts anyway. A break Dynamo fails to handle gracefully
+    ("Skipping the function and falling back to eager") skips the frame it was compiling, which
+    may be one of those above (captum's `for p in self.permutation_generator(...)` in
+    `attribute`, the break inside the generator it inlines, realcode round 23): each frame of the
+    record's stack in the packages counts from its line on, where Dynamo did not trace it."""
     out = set()
     for b in res.get("log_breaks") or []:
         head = b.get("summary") or ""
         if "cannot resume" not in head and "Skipping the function" not in head and not b.get("skipped"):
             continue
         f = b.get("site") or ((b.get("user_stack") or [{}])[-1])
-        rel = _rel(f.get("file", ""), site)
-        if f.get("line") and _inside(rel, packages):
-            out.add((rel, f["line"]))
+        frames = [f]
+        if "Skipping the function" in head or b.get("skipped"):
+            frames += (b.get("user_stack") or [])[:-1]
+        for fr in frames:
+            rel = _rel(fr.get("file", ""), site)
+            if fr.get("line") and _inside(rel, packages):
+                out.add((rel, fr["line"]))
     return out
 
 

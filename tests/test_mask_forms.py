@@ -8,7 +8,9 @@ how many entries the mask keeps):
   torch-rechub 0.9's DIEN auxiliary loss (dien.py:121), `valid = mask[:, :-1] & mask[:, 1:]` if a
   mask is given, else `torch.ones(..., dtype=torch.bool)`;
 - the target of an augmented assignment, read before it is stored (round 22, roma 1.8's
-  `q1[cos_omega < 0, :] *= -1`).
+  `q1[cos_omega < 0, :] *= -1`);
+- chosen by a conditional expression whose arms are masks, or a tensor of a list of Python bools
+  (round 23, torchsurv 0.2's concordance index and Cox losses).
 
 What stays unreported: an integer index built the same ways (`idx.view(-1)`, `a & b` of integer
 tensors, `torch.ones(..., dtype=torch.long)`), which gathers (a static shape), and an assignment
@@ -80,6 +82,20 @@ CASES = {
         "y = x.clone()\n"
         "y[x.sum(dim=1) > 0, :] *= -1\n"
         "return y", [2]),
+    # round 23, torchsurv 0.2.0: a mask chosen by a conditional expression (cindex.py:855), and a
+    # tensor of a list of Python bools bound beside a comparison (cox.py:132)
+    "conditional-expression": (
+        "valid = torch.ones_like(x).bool() if mask is None else x > 0\n"
+        "return x[valid]", [2]),
+    "list-of-bools": (
+        "if x.shape[0] > 2:\n"
+        "    keep = torch.tensor([len(r) > 3 for r in x])\n"
+        "else:\n"
+        "    keep = sizes > 0\n"
+        "return x[keep]", [5]),
+    "list-of-ints": (
+        "keep = torch.tensor([len(r) - 4 for r in x])\n"
+        "return x[keep]", []),
     # an assignment through a mask is an index_put, which traces
     "store-through-a-mask": (
         "y = x.clone()\n"
@@ -105,3 +121,37 @@ def test_mask_forms(body, expected, tmp_path):
     mod = load_module(text, tmp_path, "mask_forms")
     broke = logged_break_lines(mod.f, *_args(), path=mod.__file__)
     assert sorted(n - HEAD_LINES for n in broke) == expected, text
+
+
+DOCUMENTED = '''\
+import torch
+
+
+def efron(log_hz: torch.Tensor, event: torch.Tensor, idx: torch.Tensor, shifted: torch.Tensor):
+    """Cox partial likelihood.
+
+    Args:
+        log_hz (torch.Tensor, float): log hazards.
+        event (torch.Tensor, bool):
+            whether the event occurred (True) or was censored (False).
+        idx (torch.Tensor, int): positions.
+        shifted (torch.Tensor, bool): a mask the body replaces.
+    """
+    shifted = idx
+    return log_hz[event].sum() + log_hz[idx].sum() + log_hz[shifted].sum()
+'''
+
+
+def test_a_parameter_documented_as_a_boolean_tensor_is_a_mask(tmp_path):
+    """torchsurv 0.2's `event_sorted (torch.Tensor, bool)`, then `time_to_k[event_sorted]`
+    (cox.py:95, realcode round 23). Not an integer index documented so, and not a documented
+    mask the body rebinds."""
+    from graphmend.config import Settings
+
+    fa = analyze_source(DOCUMENTED, "documented.py", Settings(scope="module"))
+    line = len(DOCUMENTED.splitlines())
+    assert [(f.code, f.span.start.line, f.span.start.col) for f in fa.findings] == [("GM402", line, 11)]
+    mod = load_module(DOCUMENTED, tmp_path, "documented_mask")
+    x = torch.arange(4.0)
+    broke = logged_break_lines(mod.efron, x, x > 1, torch.tensor([0, 2]), x > 0, path=mod.__file__)
+    assert broke == {line}

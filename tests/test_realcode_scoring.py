@@ -240,3 +240,46 @@ def test_a_store_after_an_unresumable_break_in_its_value_is_not_scored(tmp_path)
     assert "in the value this line's assignment stores" in r["not_traced"][0]["why"]
     assert [(f["line"], f.get("col")) for f in r["false_alarms"]] == [(3, 28), (3, None)]
     assert r["confirmed"] == 1
+
+
+SRC_GENERATOR = '''\
+def perms(n):
+    for _ in range(n):
+        yield list(range(n))
+
+
+def attribute(x, n):
+    total = 0
+    for p in perms(n):
+        total = total + x[p].sum()
+    if total.item() > 0:
+        return total
+    return -total
+'''
+
+
+def test_a_frame_skipped_for_a_break_in_a_generator_it_inlines_is_not_scored(tmp_path):
+    """captum's ShapleyValueSampling (realcode round 23): `for p in self.permutation_generator(...)`
+    in `attribute`, and a break inside the generator Dynamo inlines. Dynamo fails to handle it
+    gracefully and skips the frame it was compiling, `attribute`: its `.item()` further down runs
+    eagerly, no break can show there. The skip record's stack names attribute's loop line; a
+    break that Dynamo resumes after ("cannot resume" only in the innermost frame) cuts nothing
+    above it (test_a_finding_in_a_frame_dynamo_never_traced_is_not_scored)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SRC_GENERATOR)
+    m = f"{tmp_path}/pkg/m.py"
+    orig = {"ok": True, "breaks": 1,
+            "break_reasons": [{"gb": "GB0033", "summary": "Data dependent operator", "reason": "item",
+                               "user_stack": [{"file": m, "line": 3, "source": ""}]}],
+            "explain": {"break_reasons": []}, "graph_break_log": [],
+            "log_breaks": [{"site": {"file": m, "line": 3}, "gb": "GB0033", "skipped": True,
+                            "summary": "Failed to handle graph break gracefully. Skipping the function and "
+                                       "falling back to eager.",
+                            "user_stack": [{"file": "/elsewhere/run.py", "line": 3}, {"file": m, "line": 8},
+                                           {"file": m, "line": 3}]}],
+            "coverage": {m: [1, 2, 3, 6, 7, 8, 9, 10, 11]}, "traced_lines": {m: [1, 2, 3, 6, 7, 8]}}
+    item = {**_f(10, "GM401"), "col": 7}
+    r = _bench().evaluate(orig, None, [item], ("pkg",), tmp_path)
+    assert [f["line"] for f in r["not_traced"]] == [10]
+    assert "attribute() ran eagerly from line 8 on" in r["not_traced"][0]["why"]
+    assert r["false_alarms"] == []

@@ -308,6 +308,23 @@ def _mentions_tensor(annotation: ast.expr) -> bool:
     return False
 
 
+# `event (torch.Tensor, bool): ...`, `mask (BoolTensor): ...`, `keep (bool Tensor of shape ...)`:
+# a parameter documented as a boolean tensor (torchsurv's Cox losses, realcode round 23)
+_DOC_BOOL_TENSOR = re.compile(
+    r"^\s*\**(\w+)\**\s*\(\s*`?(?:(?:torch\.)?Tensor`?\s*,\s*(?:dtype\s*=?\s*)?`?(?:torch\.)?bool\b"
+    r"|(?:torch\.)?BoolTensor\b|bool(?:ean)?\s+(?:torch\.)?Tensor\b)", re.MULTILINE)
+
+
+def docstring_bool_tensors(fn: ast.AST) -> set[str]:
+    """Parameters the docstring documents as boolean tensors."""
+    body = getattr(fn, "body", None)
+    if not body or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Constant) \
+            or not isinstance(body[0].value.value, str):
+        return set()
+    params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+    return {n for n in _DOC_BOOL_TENSOR.findall(body[0].value.value) if n in params}
+
+
 def _docstring_tensors(fn: ast.AST) -> set[str]:
     """Parameters documented as tensors: `name (`torch.LongTensor` of shape ...)` (Hugging Face
     and Google-style docstrings)."""
@@ -317,6 +334,26 @@ def _docstring_tensors(fn: ast.AST) -> set[str]:
         return set()
     doc = body[0].value.value
     return set(_DOC_TENSOR.findall(doc)) | set(_DOC_TENSOR_PLAIN.findall(doc)) | set(_DOC_NUMBER_OR_TENSOR.findall(doc))
+
+
+def _item_key(e: ast.Subscript) -> Optional[str]:
+    """`state['k']`, `self.state['k']`, `buf[0]`: an item of a name or of an attribute of self under
+    a constant key, by its text; None for anything else."""
+    v, key = e.value, e.slice
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, (str, int))):
+        return None
+    if isinstance(v, ast.Name) or (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name)
+                                   and v.value.id == "self"):
+        return f"{ast.unparse(v)}[{key.value!r}]"
+    return None
+
+
+def _flag_defaults(args: ast.arguments) -> set[str]:
+    """Parameters whose default is True or False."""
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+             *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)]
+    return {a.arg for a, d in pairs if isinstance(d, ast.Constant) and isinstance(d.value, bool)}
 
 
 def _header(symbols: Symbols, fi: FunctionInfo, node: ast.AST, evidence: dict) -> tuple:
@@ -332,6 +369,7 @@ def _header(symbols: Symbols, fi: FunctionInfo, node: ast.AST, evidence: dict) -
     evidence_names = evidence.keys() | _docstring_tensors(node)
     either = number_or_tensor(node)
     all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    flags = _flag_defaults(args)
     for a in all_args:
         k = annotation_kind(a.annotation, a.arg)
         box = container_of_tensors(a.annotation)
@@ -340,7 +378,10 @@ def _header(symbols: Symbols, fi: FunctionInfo, node: ast.AST, evidence: dict) -
         if a.arg in either and not a.arg.startswith(FLAG_PREFIXES):
             k = Kind.TENSOR
         if k is None:
-            k = Kind.TENSOR if a.arg in evidence_names else Kind.UNKNOWN
+            # an unannotated parameter defaulting to True/False is a flag (torchbnn's
+            # `last_layer_only=False`, realcode round 24), unless it is used like a tensor
+            k = Kind.TENSOR if a.arg in evidence_names else Kind.STATIC if a.arg in flags and a.annotation is None \
+                else Kind.UNKNOWN
         kinds[a.arg] = k
     for a in (args.vararg, args.kwarg):
         if a is not None:
@@ -349,7 +390,9 @@ def _header(symbols: Symbols, fi: FunctionInfo, node: ast.AST, evidence: dict) -
     if all_args and all_args[0].arg in ("self", "cls"):  # a module (also in closures)
         kinds[all_args[0].arg] = Kind.STATIC
     # the parameters nothing in the function itself shows to be tensors (for callers.py)
-    unknown = frozenset(a.arg for a in all_args if kinds[a.arg] is Kind.UNKNOWN)
+    # (a flag too: a caller may pass a tensor there, reformer's `increase_num_buckets=past_buckets.max() > ...`)
+    unknown = frozenset(a.arg for a in all_args if kinds[a.arg] is Kind.UNKNOWN
+                        or (a.arg in flags and a.annotation is None and kinds[a.arg] is Kind.STATIC))
     # parameters and locals holding one of the module's named tuples (analysis/records.py)
     records = {n: t for n, t in documented_records(node, symbols).items() if kinds.get(n) is Kind.UNKNOWN}
     out = (kinds, containers, either_tensors, unknown, records)
@@ -370,6 +413,9 @@ class Env:
         self._backends: Optional[frozenset] = None
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
         self.tuple_items: set[str] = set()  # names unpacked from a call's tuple (see bind)
+        # `state['k']` (of a local, a parameter or an attribute of self, a constant key) assigned a
+        # tensor earlier in this function, by its text
+        self.item_kinds: dict[str, Kind] = {}
         # self.<attr> -> (kind, value) of each store, when asked (init_holds_tensor)
         self.stores: Optional[dict[str, list[tuple]]] = None
         # a module that imports neither torch nor anything of it (monai's numpy stain normalizer):
@@ -413,6 +459,8 @@ class Env:
 
     def bind(self, target: ast.expr, kind: Kind, value: Optional[ast.expr] = None) -> None:
         if isinstance(target, ast.Name):
+            if self.item_kinds:
+                self.item_kinds = {k: v for k, v in self.item_kinds.items() if not k.startswith(target.id + "[")}
             self.locals.add(target.id)
             self.number_or_tensor.discard(target.id)
             self.tuple_items.discard(target.id)
@@ -450,9 +498,19 @@ class Env:
                                      and not (elts is not None and elts[i] is Kind.TENSOR)}
         elif isinstance(target, ast.Starred):
             self.bind(target.value, Kind.UNKNOWN)
+        elif isinstance(target, ast.Subscript) and (key := _item_key(target)) is not None:
+            # madgrad's `self.state['k'] = torch.tensor([0])`, then `k = self.state['k'].item()`
+            # (realcode round 24)
+            if kind is Kind.TENSOR:
+                self.item_kinds[key] = kind
+            else:
+                self.item_kinds.pop(key, None)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                 and target.value.id == "self":
-            if self.stores is not None:  # init_tensor_attrs: every store of the attribute, in order
+            if self.item_kinds:
+                self.item_kinds = {k: v for k, v in self.item_kinds.items()
+                                   if not k.startswith(f"self.{target.attr}[")}
+            if self.stores is not None:  # init_holds_tensor: every store of the attribute, in order
                 self.stores.setdefault(target.attr, []).append((kind, value))
             # `self.step_t = step_t` (a tensor), then `self.step_t.tolist()` in the same method
             if kind is Kind.TENSOR:
@@ -625,6 +683,22 @@ class Env:
         target = sym.imports.get(head)
         return bool(target) and target != "torch" and not target.startswith("torch.")
 
+    def _method_annotated_tensor(self, name: str) -> bool:
+        """`self.<name>(...)` calls a method of the class or of a base in this file annotated to
+        return a tensor, not an Optional or a Union (captum's `_add_noise_to_input(...) ->
+        torch.Tensor`, then `.requires_grad_()` on what it gives: realcode round 23)."""
+        for s, c in lineage(self.symbols, self.cls):
+            if s is not self.symbols:
+                return False
+            fi = c.methods.get(name)
+            if fi is not None:
+                ret = fi.node.returns
+                if ret is None or isinstance(ret, (ast.Subscript, ast.BinOp)) or (
+                        isinstance(ret, ast.Constant) and any(w in str(ret.value) for w in ("|", "Optional", "Union"))):
+                    return False
+                return annotation_kind(ret) is Kind.TENSOR
+        return False
+
     def _calls_a_tensor_callable(self, name: str) -> bool:
         """`name` is a parameter of this function, or of an enclosing one (a closure), annotated
         as a callable that returns a tensor (ignite's `loss_fn: Callable[[Any, Any], torch.Tensor]
@@ -688,6 +762,8 @@ class Env:
                 return Kind.TENSOR if e.attr in TENSOR_ATTRS else Kind.UNKNOWN
             return base if base is Kind.STATIC else Kind.UNKNOWN
         if isinstance(e, ast.Subscript):
+            if self.item_kinds and _item_key(e) in self.item_kinds:
+                return Kind.TENSOR
             if self.container_item(e) == "sequence":
                 return Kind.TENSOR  # an item of a parameter annotated List[Tensor] / Tuple[Tensor, ...]
             base = self.kind(e.value)
@@ -767,6 +843,10 @@ class Env:
                 args = [self.kind(a) for a in e.args]
                 if Kind.TENSOR in args and Kind.DATA not in args:
                     return Kind.TENSOR
+            if q in ("any", "all") and len(e.args) == 1 and not e.keywords and self.kind(e.args[0]) is Kind.TENSOR:
+                # builtin any/all iterate a tensor and take each item's truth (torchsurv's `if
+                # any(torch.isinf(nll)):`, realcode round 23): a jump on its values
+                return Kind.TENSOR
             if q in PURE_BUILTINS:
                 args = [self.kind(a) for a in e.args] + [self.kind(k.value) for k in e.keywords]
                 return Kind.STATIC if all(a is Kind.STATIC for a in args) else Kind.UNKNOWN
@@ -782,6 +862,9 @@ class Env:
                         for m in self.symbols.star_imports):
                 return Kind.TENSOR
         if isinstance(func, ast.Name) and self._calls_a_tensor_callable(func.id):
+            return Kind.TENSOR
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+                and self.cls is not None and self._method_annotated_tensor(func.attr):
             return Kind.TENSOR
         if isinstance(func, ast.Attribute):
             if self.is_submodule_call(func):

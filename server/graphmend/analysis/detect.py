@@ -14,7 +14,7 @@ from graphmend.analysis.astwalk import preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
 from graphmend.analysis.numpy_attrs import class_attr_is_array
-from graphmend.analysis.dataflow import Env, Kind, cast_value, compiling_guard
+from graphmend.analysis.dataflow import Env, Kind, cast_value, compiling_guard, docstring_bool_tensors
 from graphmend.analysis.intermediates import computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
@@ -691,8 +691,21 @@ class FunctionWalker:
         if static:
             note = "only when " + " and ".join(ast.unparse(t) for t in static)
         values = self.facts.tensor_condition(dd) if tr is None else None
+        if tr is None and dd is test and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+            # `if last_layer_only or n == 0:` takes the tensor's truth only when the static
+            # operands before it are false (torchbnn's kl loss, realcode round 24)
+            values = (values or []) + [(v, False) for v in self.static_prefix(test)]
         self.add(code, owner, test=dd, static_test=static, note=note, extracted=tr,
                  gb_id=_extraction_gb(tr), values=values)
+
+    def static_prefix(self, b: ast.BoolOp) -> list[ast.expr]:
+        """The static operands of `b` before its first operand that is not static."""
+        out = []
+        for i, v in enumerate(b.values):
+            if self.operand(b, i)[0] is not Kind.STATIC:
+                break
+            out.append(v)
+        return out
 
     def split_condition(self, test: ast.expr) -> tuple[Optional[ast.expr], list[ast.expr]]:
         """(data-dependent part, static `and` conjuncts before it) or (None, [])."""
@@ -872,6 +885,9 @@ class FunctionWalker:
             if isinstance(v, ast.Name) and v.id in self.maybe_none_names():
                 return
             if truth:
+                if isinstance(b.op, ast.Or):  # the operands before it were false
+                    self.add("GM201", b, test=v, values=[(t, False) for t in static])
+                    return
                 note = "only when " + " and ".join(ast.unparse(t) for t in static) if static else None
                 self.add("GM201", b, test=v, static_test=static, note=note)
             return
@@ -1660,7 +1676,24 @@ def boolean_expr(e: ast.expr, is_mask) -> bool:
         return boolean_expr(e.func.value, is_mask)  # `(sizes == k).squeeze(dim)`: still a mask
     if isinstance(e, ast.Call) and _bool_dtype(e):
         return True  # `torch.ones(b, t, dtype=torch.bool)`, `m.to(torch.bool)`
+    if isinstance(e, ast.IfExp):  # torchsurv's `torch.ones_like(time).bool() if tmax is None else time < tmax`
+        return boolean_expr(e.body, is_mask) and boolean_expr(e.orelse, is_mask)
+    if isinstance(e, ast.Call) and _bool_list_tensor(e):
+        return True
     return False
+
+
+def _bool_list_tensor(c: ast.Call) -> bool:
+    """`torch.tensor([len(h) > 0 for h in H])`: a tensor made of a list of Python bools (torchsurv's
+    `include`, realcode round 23)."""
+    name = c.func.attr if isinstance(c.func, ast.Attribute) else getattr(c.func, "id", "")
+    if name not in ("tensor", "as_tensor") or not c.args or any(k.arg == "dtype" for k in c.keywords):
+        return False
+    items = c.args[0]
+    elts = [items.elt] if isinstance(items, ast.ListComp) else items.elts if isinstance(items, ast.List) else []
+    return bool(elts) and all(
+        isinstance(x, (ast.Compare, ast.BoolOp)) or (isinstance(x, ast.UnaryOp) and isinstance(x.op, ast.Not))
+        or (isinstance(x, ast.Constant) and isinstance(x.value, bool)) for x in elts)
 
 
 _BOOL_BUILDERS = frozenset({"ones", "zeros", "full", "empty", "ones_like", "zeros_like", "full_like", "empty_like",
@@ -1716,6 +1749,13 @@ def bool_mask_names(fn: ast.AST) -> dict[str, ast.expr]:
     for name, found in bound_only_to(fn, binding).items():
         if name not in masks and any(is_mask for _, is_mask in found):
             masks[name] = found[0][0]
+    # parameters the docstring documents as boolean tensors, never bound in the body (torchsurv's
+    # `event_sorted (torch.Tensor, bool)`, then `time_to_k[event_sorted]`: realcode round 23)
+    documented = docstring_bool_tensors(fn)
+    if documented:
+        bound = {x.id for x in fast_walk(fn) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
+        for name in documented - bound:
+            masks.setdefault(name, ast.Constant(True))
     return masks
 
 
