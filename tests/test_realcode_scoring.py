@@ -102,7 +102,7 @@ def test_a_shared_break_id_is_attributed_by_its_text():
 def test_break_sites_name_a_shared_id_only_for_its_cause():
     site = Path("/sp")
     rec = lambda line, gb, reason: {"gb": gb, "summary": reason.splitlines()[0], "reason": reason,  # noqa: E731
-                                    "user_stack": [{"file": f"/sp/pkg/a.py", "line": line, "source": ""}]}
+                                    "user_stack": [{"file": "/sp/pkg/a.py", "line": line, "source": ""}]}
     log = lambda line, gb, detail=None: {"file": "/sp/pkg/a.py", "line": line, "gb": gb,  # noqa: E731
                                          "reason": "Encountered graph break when attempting to trace CALL",
                                          **({"detail": detail} if detail is not None else {})}
