@@ -696,7 +696,10 @@ class Env:
                 if ret is None or isinstance(ret, (ast.Subscript, ast.BinOp)) or (
                         isinstance(ret, ast.Constant) and any(w in str(ret.value) for w in ("|", "Optional", "Union"))):
                     return False
-                return annotation_kind(ret) is Kind.TENSOR
+                # and no `return a, b` that says otherwise (diffusers' SkyReels `prepare_latents`,
+                # annotated `-> torch.Tensor`, returns four values that its caller unpacks)
+                return annotation_kind(ret) is Kind.TENSOR and not any(
+                    isinstance(st, ast.Return) and isinstance(st.value, ast.Tuple) for st in _statements(fi.node.body))
         return False
 
     def _calls_a_tensor_callable(self, name: str) -> bool:
