@@ -58,6 +58,9 @@ REQUIREMENTS = [
     "tqdm==4.70.1",
     # round 24
     "galore-torch==1.0", "madgrad==1.3", "rotary-embedding-torch==0.9.1", "torch-kmeans==0.2.0", "torchbnn==1.2",
+    # round 25
+    "dadaptation==3.2", "came-pytorch==0.1.3", "pytorch-ranger==0.1.1", "hyper-connections==0.4.11",
+    "tensordict==0.15.3",
 ]
 
 
@@ -4862,6 +4865,354 @@ def _torchbnn_cnn_frozen():
     return cfg, run, {"x": torch.randn(2, 1, 6, 6, generator=g)}
 
 
+# round 25: dadaptation 3.2, came-pytorch 0.1.3, pytorch-ranger 0.1.1, hyper-connections 0.4.11 and
+# tensordict 0.15.3, code nobody tuned on, measured before anything was changed for it
+
+
+def _dadapt_adam_train():
+    """dadaptation's DAdaptAdam as its README has users set it up (lr 1.0, the step size found by
+    D-Adaptation): decoupled weight decay, bias correction, a growth rate of 1.02, three training
+    steps (MSE, backward, `optimizer.step()`: the numerator and the l1 norm of s accumulated with
+    `.item()` over the parameters, the d estimate, the Adam update) in a user function; a user's MLP
+    with layer norm, batch 8 of 6 features."""
+    import torch
+    import dadaptation
+
+    cfg = dict(features=6, hidden=16, batch=8, lr=1.0, weight_decay=1e-3, decouple=True,
+               use_bias_correction=True, growth_rate=1.02, steps=3)
+    model = _sf_model()
+    opt = dadaptation.DAdaptAdam(model.parameters(), lr=1.0, weight_decay=1e-3, decouple=True,
+                                 use_bias_correction=True, growth_rate=1.02)
+
+    def train(x, y):
+        losses = []
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return losses, _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _dadapt_sgd_adagrad_lion():
+    """dadaptation's DAdaptSGD (momentum 0.9, weight decay), DAdaptAdaGrad (momentum 0.5, weight
+    decay) and DAdaptLion (weight decay) on three copies of a user's MLP, two training steps each
+    (MSE, backward, step: the gradient norms and weighted sums read with `.item()`, the d estimate
+    grown from d0) in a user function; batch 8 of 6 features."""
+    import torch
+    import dadaptation
+
+    cfg = dict(features=6, hidden=16, batch=8, sgd=dict(lr=1.0, momentum=0.9, weight_decay=1e-3),
+               adagrad=dict(lr=1.0, momentum=0.5, weight_decay=1e-3), lion=dict(lr=1.0, weight_decay=1e-3), steps=2)
+    models = [_sf_model() for _ in range(3)]
+    opts = [dadaptation.DAdaptSGD(models[0].parameters(), lr=1.0, momentum=0.9, weight_decay=1e-3),
+            dadaptation.DAdaptAdaGrad(models[1].parameters(), lr=1.0, momentum=0.5, weight_decay=1e-3),
+            dadaptation.DAdaptLion(models[2].parameters(), lr=1.0, weight_decay=1e-3)]
+
+    def train(x, y):
+        out = []
+        for m, o in zip(models, opts):
+            for _ in range(2):
+                o.zero_grad()
+                loss = torch.nn.functional.mse_loss(m(x), y)
+                loss.backward()
+                o.step()
+                out.append(loss.detach())
+        return out, [_params_of(m) for m in models]
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _came_mlp_train():
+    """came-pytorch's CAME (lr 2e-4 as its README, betas (0.9, 0.999, 0.9999), weight decay 1e-2) on a
+    user's MLP: three training steps (MSE, backward, `optimizer.step()`: factored second moments of
+    the 2-d weights from row and column means, unfactored ones for the biases and the layer norm,
+    the update clipped by its RMS, the confidence-guided residual) in a user function; batch 8 of 6
+    features."""
+    import torch
+    from came_pytorch import CAME
+
+    cfg = dict(features=6, hidden=16, batch=8, lr=2e-4, betas=(0.9, 0.999, 0.9999), weight_decay=1e-2,
+               eps=(1e-30, 1e-16), steps=3)
+    model = _sf_model()
+    opt = CAME(model.parameters(), lr=2e-4, weight_decay=1e-2, betas=(0.9, 0.999, 0.9999), eps=(1e-30, 1e-16))
+
+    def train(x, y):
+        losses = []
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return losses, _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _came_cnn_train():
+    """came-pytorch's CAME on a user's CNN (conv weights of 4 dimensions factored over their last two,
+    clip threshold 0.5, no weight decay), a frozen first conv whose parameters have no gradient:
+    two training steps (cross entropy, backward, `optimizer.step()`) in a user function; 2 images of
+    1x6x6, 3 classes."""
+    import torch
+    from came_pytorch import CAME
+
+    torch.manual_seed(0)
+    cfg = dict(image=(2, 1, 6, 6), channels=(4, 4), classes=3, lr=1e-3, clip_threshold=0.5)
+    model = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(4, 4, 3),
+                                torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(4 * 4 * 4, 3))
+    model[0].requires_grad_(False)
+    opt = CAME(model.parameters(), lr=1e-3, clip_threshold=0.5)
+
+    def train(x, y):
+        losses = []
+        for _ in range(2):
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return losses, _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(2, 1, 6, 6, generator=g), "y": torch.randint(0, 3, (2,), generator=g)}
+
+
+def _ranger_train():
+    """pytorch-ranger's Ranger (RAdam with lookahead every 2 steps, alpha 0.5, betas (0.9, 0.9) so
+    that the rectification's N_sma passes the threshold 4 after a few steps: the SGD-like update
+    first, the rectified one after, weight decay) on a user's MLP: six training steps (MSE,
+    backward, `optimizer.step()`) in a user function; batch 8 of 6 features."""
+    import torch
+    from pytorch_ranger import Ranger
+
+    cfg = dict(features=6, hidden=16, batch=8, lr=1e-2, alpha=0.5, k=2, N_sma_threshhold=4, betas=(0.9, 0.9),
+               weight_decay=1e-3, steps=6)
+    model = _sf_model()
+    opt = Ranger(model.parameters(), lr=1e-2, alpha=0.5, k=2, N_sma_threshhold=4, betas=(0.9, 0.9), weight_decay=1e-3)
+
+    def train(x, y):
+        losses = []
+        for _ in range(6):
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return losses, _params_of(model)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _ranger_va_qh():
+    """pytorch-ranger's RangerVA (amsgrad, softplus transformer, lookahead every 2 steps) and RangerQH
+    (quasi-hyperbolic momentum, decoupled weight decay, lookahead every 2 steps) on two copies of a
+    user's MLP, three training steps each (MSE, backward, step) in a user function; batch 8 of 6
+    features."""
+    import torch
+    from pytorch_ranger import RangerQH, RangerVA
+
+    cfg = dict(features=6, hidden=16, batch=8, va=dict(lr=1e-2, k=2, amsgrad=True, transformer="softplus"),
+               qh=dict(lr=1e-2, k=2, weight_decay=1e-3, decouple_weight_decay=True), steps=3)
+    m1, m2 = _sf_model(), _sf_model()
+    o1 = RangerVA(m1.parameters(), lr=1e-2, k=2, amsgrad=True, transformer="softplus")
+    o2 = RangerQH(m2.parameters(), lr=1e-2, k=2, weight_decay=1e-3, decouple_weight_decay=True)
+
+    def train(x, y):
+        out = []
+        for m, o in ((m1, o1), (m2, o2)):
+            for _ in range(3):
+                o.zero_grad()
+                loss = torch.nn.functional.mse_loss(m(x), y)
+                loss.backward()
+                o.step()
+                out.append(loss.detach())
+        return out, _params_of(m1), _params_of(m2)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _hc_transformer_train():
+    """hyper-connections' HyperConnections as its README wires them into a user's tiny transformer:
+    `get_init_and_expand_reduce_stream_functions(4, dim=16, add_stream_embed=True)` (the stream
+    embeddings on expansion), an attention block and a feed-forward block each wrapped as a
+    branch (layer index 0 and 1, dropout 0.1), a third layer with 2 fractions (frac-connections)
+    through `decorate_branch`, the streams summed back: a training step (cross entropy, SGD);
+    batch 2 of 5 tokens of 16 features, 3 classes."""
+    import torch
+    from hyper_connections import HyperConnections, get_init_and_expand_reduce_stream_functions
+
+    torch.manual_seed(0)
+    cfg = dict(streams=4, dim=16, tokens=5, heads=2, dropout=0.1, fracs_layer=dict(num_fracs=2), classes=3)
+
+    class Attn(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mha = torch.nn.MultiheadAttention(16, 2, batch_first=True)
+
+        def forward(self, x):
+            return self.mha(x, x, x, need_weights=False)[0]
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            init_hc, self.expand, self.reduce = get_init_and_expand_reduce_stream_functions(
+                4, dim=16, add_stream_embed=True)
+            self.attn = init_hc(branch=Attn(), layer_index=0, dropout=0.1)
+            self.ff = init_hc(branch=torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(),
+                                                          torch.nn.Linear(32, 16)), layer_index=1, dropout=0.1)
+            self.frac = HyperConnections(4, dim=16, num_fracs=2, layer_index=2)
+            self.frac_ff = torch.nn.Linear(16, 16)
+            self.head = torch.nn.Linear(16, 3)
+
+        def forward(self, x):
+            r = self.expand(x)
+            r = self.ff(self.attn(r))
+            r = self.frac.decorate_branch(self.frac_ff)(r)
+            return self.head(self.reduce(r).mean(1))
+
+    model = Model()
+
+    def loss_fn(m, x, y):
+        return torch.nn.functional.cross_entropy(m(x), y)
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"x": torch.randn(2, 5, 16, generator=g),
+                                             "y": torch.randint(0, 3, (2,), generator=g)}
+
+
+def _mhc_eval():
+    """hyper-connections' manifold-constrained variant (mHC): a user's residual MLP stack of three
+    layers through `mc_get_init_and_expand_reduce_stream_functions(4)`, the residual mixing made
+    doubly stochastic by Sinkhorn-Knopp (10 iterations; the log-domain form in the second layer),
+    two dynamic alpha proposals in the third, a branch returning a tuple (the residual added to
+    its first element), and a channel-first HyperConnections around a user's 1x1 conv; eval, in a
+    user function; batch 2 of 5 tokens of 16 features, 2 images of 8x3x3."""
+    import torch
+    from hyper_connections import HyperConnections, mc_get_init_and_expand_reduce_stream_functions
+
+    torch.manual_seed(0)
+    cfg = dict(streams=4, dim=16, tokens=5, sinkhorn_iters=10, log_domain_layer=1, proposals_layer=2,
+               channel_first=dict(channels=8, image=(3, 3)))
+    init_hc, expand, reduce = mc_get_init_and_expand_reduce_stream_functions(4, sinkhorn_iters=10)
+
+    class TupleBranch(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(16, 16)
+
+        def forward(self, x):
+            h = self.lin(x)
+            return h, h.norm(dim=-1)
+
+    layers = torch.nn.ModuleList([
+        init_hc(dim=16, branch=torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.SiLU()), layer_index=0),
+        init_hc(dim=16, branch=torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.SiLU()), layer_index=1,
+                log_domain_sinkhorn=True),
+        init_hc(dim=16, branch=TupleBranch(), layer_index=2, num_dynamic_alpha_proposals=2)]).eval()
+    conv_hc = HyperConnections(2, dim=8, branch=torch.nn.Conv2d(8, 8, 1), channel_first=True, layer_index=0).eval()
+    expand2, reduce2 = HyperConnections.get_expand_reduce_stream_functions(2)
+
+    def run(x, img):
+        r = expand(x)
+        norms = []
+        for i, layer in enumerate(layers):
+            r = layer(r)
+            if isinstance(r, tuple):
+                r, n = r
+                norms.append(n)
+        return reduce(r), norms, reduce2(conv_hc(expand2(img)))
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"x": torch.randn(2, 5, 16, generator=g), "img": torch.randn(2, 8, 3, 3, generator=g)}
+
+
+def _tensordict_policy_eval():
+    """tensordict's nn stack as TorchRL users build a policy, eval, in a user function: a
+    TensorDictSequential of a TensorDictModule encoder ("obs" -> "hidden"), a
+    TensorDictModule actor with NormalParamExtractor ("hidden" -> "loc", "scale") and a
+    ProbabilisticTensorDictModule (Normal, deterministic mode, log-prob written), a value head;
+    the batch of 6 built as a TensorDict with a nested "next" entry, then `select`, `exclude`,
+    `apply`, boolean-mask indexing by the "done" flags (a data-dependent number of rows),
+    `split`, `torch.stack` of the halves and `update`; 6 observations of 4 features."""
+    import torch
+    from tensordict import TensorDict
+    from tensordict.nn import (NormalParamExtractor, ProbabilisticTensorDictModule, TensorDictModule,
+                               TensorDictSequential)
+
+    torch.manual_seed(0)
+    cfg = dict(obs=4, hidden=16, action=2, batch=6, distribution="Normal", mode="deterministic", split=3)
+    encoder = TensorDictModule(torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh()), in_keys=["obs"],
+                               out_keys=["hidden"])
+    actor = TensorDictModule(torch.nn.Sequential(torch.nn.Linear(16, 4), NormalParamExtractor()),
+                             in_keys=["hidden"], out_keys=["loc", "scale"])
+    dist = ProbabilisticTensorDictModule(in_keys=["loc", "scale"], out_keys=["action"],
+                                         distribution_class=torch.distributions.Normal,
+                                         default_interaction_type="deterministic", return_log_prob=True)
+    value = TensorDictModule(torch.nn.Linear(16, 1), in_keys=["hidden"], out_keys=["value"])
+    policy = TensorDictSequential(encoder, actor, dist, value).eval()
+
+    def run(obs, next_obs, reward, done):
+        td = TensorDict({"obs": obs, "next": {"obs": next_obs, "reward": reward, "done": done}}, batch_size=[6])
+        td = policy(td)
+        small = td.select("obs", "action", "value", ("next", "reward")).exclude("obs")
+        scaled = small.apply(lambda t: t * 2.0)
+        finished = td[td["next", "done"].squeeze(-1)]
+        a, b = td.split(3, dim=0)
+        stacked = torch.stack([a, b], dim=0)
+        stacked.update({"advantage": stacked["next", "reward"] - stacked["value"]})
+        return (td["action"], td["action_log_prob"], scaled["value"], finished["obs"], stacked["advantage"],
+                stacked.batch_size)
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"obs": torch.randn(6, 4, generator=g), "next_obs": torch.randn(6, 4, generator=g),
+                      "reward": torch.randn(6, 1, generator=g),
+                      "done": torch.tensor([[False], [True], [False], [False], [True], [False]])}
+
+
+def _tensordict_train():
+    """a training step on a TensorDict batch through tensordict's modules: a TensorDictModule
+    critic and a TensorDictSequential actor (with `selected_out_keys`) fill the batch, the loss read
+    from it (the critic's MSE on the rewards plus the actor's MSE on target actions, only on the
+    rows not done, masked with `td[mask]`), `TensorDict.from_module` for the parameter norm added
+    to the loss; a user's step (SGD); batch 8 of 4 features."""
+    import torch
+    from tensordict import TensorDict
+    from tensordict.nn import TensorDictModule, TensorDictSequential
+
+    torch.manual_seed(0)
+    cfg = dict(obs=4, hidden=16, action=2, batch=8, weight_norm=1e-3)
+
+    class Agent(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.critic = TensorDictModule(torch.nn.Linear(4, 1), in_keys=["obs"], out_keys=["value"])
+            self.actor = TensorDictSequential(
+                TensorDictModule(torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU()), in_keys=["obs"],
+                                 out_keys=["hidden"]),
+                TensorDictModule(torch.nn.Linear(16, 2), in_keys=["hidden"], out_keys=["action"]),
+                selected_out_keys=["action"])
+
+        def forward(self, td):
+            return self.actor(self.critic(td))
+
+    model = Agent()
+
+    def loss_fn(m, obs, reward, target, done):
+        td = m(TensorDict(obs=obs, reward=reward, target=target, done=done, batch_size=[8]))
+        live = td[~td["done"]]
+        weights = TensorDict.from_module(m)
+        norm = sum(w.pow(2).sum() for w in weights.values(include_nested=True, leaves_only=True))
+        return ((td["value"] - td["reward"]) ** 2).mean() + ((live["action"] - live["target"]) ** 2).mean() \
+            + 1e-3 * norm
+    g = torch.Generator().manual_seed(1)
+    return cfg, _TrainStep(model, loss_fn), {"obs": torch.randn(8, 4, generator=g),
+                                             "reward": torch.randn(8, 1, generator=g),
+                                             "target": torch.randn(8, 2, generator=g),
+                                             "done": torch.tensor([False, True, False, False, True, False, False,
+                                                                   True])}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -4906,6 +5257,13 @@ _MADGRAD = ["madgrad/madgrad.py", "madgrad/mirror_madgrad.py"]
 _TORCHBNN = ["torchbnn/modules", "torchbnn/functional.py", "torchbnn/utils/freeze_model.py"]
 _ROTARY = ["rotary_embedding_torch/rotary_embedding_torch.py"]
 _TORCH_KMEANS = ["torch_kmeans/clustering/kmeans.py", "torch_kmeans/clustering/soft_kmeans.py", "torch_kmeans/utils"]
+_DADAPT = ["dadaptation"]
+_CAME = ["came_pytorch"]
+_RANGER = ["pytorch_ranger"]
+_HC = ["hyper_connections/hyper_connections.py", "hyper_connections/manifold_constrained_hyper_connections.py"]
+_TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
+                                          "nn/common.py", "nn/probabilistic.py", "nn/sequence.py", "nn/utils.py",
+                                          "nn/distributions")]
 _KAN_FILES = ["kan/MultKAN.py", "kan/KANLayer.py", "kan/Symbolic_KANLayer.py", "kan/spline.py", "kan/utils.py"]
 
 ENTRIES = {e.name: e for e in [
@@ -5451,4 +5809,35 @@ ENTRIES = {e.name: e for e in [
     Entry("torchbnn-cnn-frozen", "torchbnn", "torchbnn==1.2",
           "BayesConv2d, BayesBatchNorm2d (momentum None), BayesLinear: train forward, KL, freeze, eval, unfreeze",
           _torchbnn_cnn_frozen, _TORCHBNN, scope="module"),
+    # round 25
+    Entry("dadapt-adam-train", "dadaptation", "dadaptation==3.2",
+          "DAdaptAdam (decoupled weight decay, bias correction, growth rate 1.02): three training steps",
+          _dadapt_adam_train, _DADAPT, grad=True, training=True, scope="module"),
+    Entry("dadapt-sgd-adagrad-lion", "dadaptation", "dadaptation==3.2",
+          "DAdaptSGD (momentum), DAdaptAdaGrad (momentum), DAdaptLion, weight decay: two training steps each",
+          _dadapt_sgd_adagrad_lion, _DADAPT, grad=True, training=True, scope="module"),
+    Entry("came-mlp-train", "came_pytorch", "came-pytorch==0.1.3",
+          "CAME (factored and unfactored moments, confidence-guided residual, weight decay): three training steps",
+          _came_mlp_train, _CAME, grad=True, training=True, scope="module"),
+    Entry("came-cnn-train", "came_pytorch", "came-pytorch==0.1.3",
+          "CAME on a CNN (4-d conv weights factored, clip 0.5, a frozen conv without gradients): two training steps",
+          _came_cnn_train, _CAME, grad=True, training=True, scope="module"),
+    Entry("ranger-train", "pytorch_ranger", "pytorch-ranger==0.1.1",
+          "Ranger (RAdam rectification past the N_sma threshold, lookahead every 2 steps): six training steps",
+          _ranger_train, _RANGER, grad=True, training=True, scope="module"),
+    Entry("ranger-va-qh", "pytorch_ranger", "pytorch-ranger==0.1.1",
+          "RangerVA (amsgrad, softplus) and RangerQH (quasi-hyperbolic, decoupled decay): three steps each",
+          _ranger_va_qh, _RANGER, grad=True, training=True, scope="module"),
+    Entry("hyper-connections-train", "hyper_connections", "hyper-connections==0.4.11",
+          "HyperConnections (4 streams, stream embeddings, frac-connections via decorate_branch): a training step",
+          _hc_transformer_train, _HC, grad=True, training=True),
+    Entry("mhc-eval", "hyper_connections", "hyper-connections==0.4.11",
+          "mHC (Sinkhorn, log-domain, 2 alpha proposals, tuple branch), channel-first HyperConnections, eval",
+          _mhc_eval, _HC, scope="module"),
+    Entry("tensordict-policy-eval", "tensordict", "tensordict==0.15.3",
+          "TensorDictSequential policy (Normal, deterministic), select/exclude/apply, mask, split, stack, update, eval",
+          _tensordict_policy_eval, _TENSORDICT, scope="module"),
+    Entry("tensordict-train", "tensordict", "tensordict==0.15.3",
+          "TensorDictModule critic and actor on a TensorDict batch, masked rows, from_module norm: a training step",
+          _tensordict_train, _TENSORDICT, grad=True, training=True, scope="module"),
 ]}
