@@ -22,7 +22,7 @@ from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.attr_types import attribute_class
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, bound_only_to, lineage,
-                                       name_template)
+                                       name_template, statement_targets)
 from graphmend.analysis.workspace import class_of
 
 
@@ -1090,15 +1090,7 @@ def _stored_attrs(ci: ClassInfo, skip: Optional[str]) -> frozenset:
         if name == skip:
             continue
         for st in _statements(fi._node.body):
-            if isinstance(st, ast.Assign):
-                targets = st.targets
-            elif isinstance(st, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
-                targets = [st.target]
-            elif isinstance(st, (ast.With, ast.AsyncWith)):
-                targets = [i.optional_vars for i in st.items if i.optional_vars is not None]
-            else:
-                continue
-            for t in targets:
+            for t in statement_targets(st):
                 for n in fast_walk(t):
                     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
                         out.add(n.attr)

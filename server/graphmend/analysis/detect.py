@@ -19,7 +19,8 @@ from graphmend.analysis.intermediates import computed_names, is_intermediate, re
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
-                                        bound_only_to, lineage, method_aliases, overrides, single_assignments)
+                                        bound_only_to, lineage, method_aliases, overrides, single_assignments,
+                                        statement_targets)
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -1434,15 +1435,7 @@ def _mark_loads(e: ast.AST, names: set[str], into: set[int]) -> None:
 def _bound_names(s: ast.stmt, stored_only: bool = False) -> set[str]:
     """The names a statement (re)binds: assignment targets, a loop's target, `with ... as x`
     (every name in a target, `i` of `x[i] = v` too, unless `stored_only`)."""
-    if isinstance(s, ast.Assign):
-        targets = s.targets
-    elif isinstance(s, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
-        targets = [s.target]
-    elif isinstance(s, (ast.With, ast.AsyncWith)):
-        targets = [i.optional_vars for i in s.items if i.optional_vars is not None]
-    else:
-        return set()
-    return {n.id for t in targets for n in fast_walk(t)
+    return {n.id for t in statement_targets(s) for n in fast_walk(t)
             if isinstance(n, ast.Name) and (not stored_only or isinstance(n.ctx, ast.Store))}
 
 

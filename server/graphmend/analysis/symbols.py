@@ -433,15 +433,7 @@ def single_assignments(fn: ast.AST, neutral=None) -> dict[str, ast.expr]:
 
     binds: dict[str, list] = {}
     for n in fast_walk(fn):
-        if isinstance(n, ast.Assign):
-            targets = n.targets
-        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)):
-            targets = [n.target]
-        elif isinstance(n, (ast.With, ast.AsyncWith)):
-            targets = [i.optional_vars for i in n.items if i.optional_vars is not None]
-        else:
-            continue
-        for t in targets:
+        for t in statement_targets(n):
             for x in fast_walk(t):
                 if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
                     binds.setdefault(x.id, []).append(n)
@@ -680,6 +672,18 @@ def getattr_dispatch(fi: "FunctionInfo", getters: Optional[set] = None) -> dict[
         if pat is not None:
             out[name] = pat
     return out
+
+
+def statement_targets(st: ast.AST) -> list[ast.expr]:
+    """What a statement (or a comprehension, a `:=`) binds into: assignment targets, an augmented
+    or annotated target, a loop's target, `with ... as x`; [] for anything else."""
+    if isinstance(st, ast.Assign):
+        return st.targets
+    if isinstance(st, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)):
+        return [st.target]
+    if isinstance(st, (ast.With, ast.AsyncWith)):
+        return [i.optional_vars for i in st.items if i.optional_vars is not None]
+    return []
 
 
 def _statements(body: list[ast.stmt]):
