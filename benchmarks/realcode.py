@@ -69,7 +69,7 @@ QUICK = "diffusers-ddim-step,diffusers-euler-step,vq-train"
 NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "GM201/GM301",
             "GB0124": "GM401", "GB0033": "GM401", "GB0038": "GM401", "GB0036": "GM402", "GB0088": "GM501",
             "GB0206": "GM405", "GB8985": "GM405", "GB0123": "GM403",
-            "GB0225": "GM405", "GB0467": "GM405", "GB0208": "GM403", "GB9186": "GM403"}
+            "GB0225": "GM405", "GB0467": "GM405", "GB0208": "GM403", "GB9186": "GM403", "GB0117": "GM406"}
 #: GB0059 "Failed to trace builtin operator" (`print`, but also `matmul` on two LinearOperators);
 #: GB0007 "Attempted to call function marked as skipped" (`warnings.warn`, but also
 #: `sys._getframe`, `importlib.import_module`, `pickle.dumps`); GB0088 "Observed exception" (a

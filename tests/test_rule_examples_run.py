@@ -35,7 +35,9 @@ BREAK_CODES = ("GM101", "GM102", "GM103", "GM201", "GM301", "GM401", "GM402", "G
 # original vs mended (counting backend, fullgraph=True) on inputs made for them.
 # one_hot: index tensors, tests/test_rule_one_hot.py; sdpa: query/key/value and backend flags, and the
 # mend drops torch's FutureWarning by design, tests/test_rule_sdpa.py
-OWN_HARNESS = ("route", "masked", "grouped", "one_hot", "sdpa")
+# scalar_first: optimizer states, and the mend drops torch's deprecation warning by design,
+# tests/test_rule_scalar_first.py
+OWN_HARNESS = ("route", "masked", "grouped", "one_hot", "sdpa", "scalar_first")
 CASES = [(m.__name__.rsplit(".", 1)[1], ex) for m in MODULES for ex in m.EXAMPLES
          if ex.fixed is not None and ex.codes and m.__name__.rsplit(".", 1)[1] not in OWN_HARNESS]
 

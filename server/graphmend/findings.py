@@ -160,6 +160,10 @@ CATALOGUE: dict[str, Rule] = {
              "Changing `requires_grad` of a tensor computed inside compiled code (`t.requires_grad = ...`, "
              "`t.detach().requires_grad_()`, a factory's `requires_grad=True` in an inlined frame) breaks "
              "the graph.", "GB0206"),
+        Rule("GM406", "deprecated-scalar-first", Category.UNSUPPORTED, "scalar-first",
+             "`t.add_(n, x)`, `t.addcmul_(n, a, b)`, `t.addcdiv_(n, a, b)` (deprecated overloads, the number "
+             "first) are signatures Dynamo does not handle; the number as `alpha=` / `value=` traces.",
+             "GB0117"),
         Rule("GM501", "compile-only-none", Category.COMPILE_PATH, "align",
              "A default built only when not compiling (`if X is None and not is_compiling():`) "
              "leaves X None under torch.compile; a later use of X fails while Dynamo traces and "

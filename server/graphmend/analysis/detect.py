@@ -1012,6 +1012,14 @@ class FunctionWalker:
                     and not env.is_submodule_call(func):
                 self.add("GM401", c, detail=f"`.{func.attr}()`")
                 return
+            if base is not Kind.STATIC and func.attr in ("add_", "addcmul_", "addcdiv_"):
+                from graphmend.rules.scalar_first import scalar_first  # rules import this module
+                # `exp_avg.add_(1 - beta1, grad)`: "Unhandled args for method"; of a receiver the
+                # walk does not know (RangerQH's `p.data.addcdiv_(-lr, avg_grad, avg_grad_rms)`,
+                # `p` a parameter of the group) where the number is written as one
+                if scalar_first(c, known_tensor=base is Kind.TENSOR):
+                    self.add("GM406", c, detail=f"`.{func.attr}()`", gb_id="GB0117")
+                    return
             if base is Kind.TENSOR and func.attr == "backward" and not env.is_submodule_call(func):
                 # "Unsupported Tensor.backward() call" (GB0123, measured on torch 2.13): a
                 # compiled train step, reformer's reversible recomputation
