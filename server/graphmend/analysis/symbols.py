@@ -318,7 +318,7 @@ class Symbols:
                 calls.append(node)
                 f = node.func
                 if fi is not None and type(f) is Attribute and type(f.value) is Name \
-                        and f.attr in evidence_methods and not _str_split(node):
+                        and f.attr in evidence_methods and not _str_split(node, fi._node):
                     _used_like_a_tensor(fi, f.value.id, node.lineno)
                 if fi is not None and node.args and type(node.args[0]) is Name and _autograd_call(f):
                     # what autograd differentiates is a tensor (torchmin's `f = self.fun(x)`, a
@@ -628,15 +628,34 @@ def lineage(sym: "Symbols", ci: "ClassInfo", limit: int = 8, ws=None, local: boo
                     todo.append(got)
 
 
-def _str_split(c: ast.Call) -> bool:
+def _str_split(c: ast.Call, fn: Optional[ast.AST] = None) -> bool:
     """`s.split()`, `s.split("->")`, `s.split(sep=",")`: str.split (a tensor's split takes sizes;
-    pyro's `inputs, output = equation.split("->")`, realcode round 8)."""
+    pyro's `inputs, output = equation.split("->")`, realcode round 8); also with a separator that
+    is a parameter of `fn` annotated `str` or defaulting to a string (tensordict's
+    `key.split(separator)`, `separator: str = "."`)."""
     if not (isinstance(c.func, ast.Attribute) and c.func.attr in ("split", "rsplit")):
         return False
     if not c.args and not c.keywords:
         return True
     first = c.args[0] if c.args else next((k.value for k in c.keywords if k.arg == "sep"), None)
+    if isinstance(first, ast.Name) and fn is not None and hasattr(fn, "args"):
+        return first.id in _str_params(fn)
     return isinstance(first, ast.Constant) and isinstance(first.value, str)
+
+
+def _str_params(fn: ast.AST) -> set[str]:
+    """Parameters of `fn` annotated `str` (not a Union) or defaulting to a string literal."""
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
+    defaults.update((p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+    out = set()
+    for p in [*positional, *a.kwonlyargs]:
+        d = defaults.get(p.arg)
+        if (isinstance(p.annotation, ast.Name) and p.annotation.id == "str") or (
+                isinstance(d, ast.Constant) and isinstance(d.value, str)):
+            out.add(p.arg)
+    return out
 
 
 def _is_getter_call(c: ast.Call, ci: "ClassInfo") -> bool:
