@@ -140,3 +140,13 @@ def mend(src: str, unsafe: bool = True) -> str:
 def compiled(fn, backend: Counter, fullgraph: bool = False):
     torch._dynamo.reset()
     return torch.compile(fn, backend=backend, fullgraph=fullgraph)
+
+
+def case_block(source: str, case: str) -> tuple[range, list[int]]:
+    """The lines of the `if case == "<case>":` block of a test's source (up to the next such `if`
+    or a `return`), and those of them marked `# reported`."""
+    lines = source.splitlines()
+    start = next(i for i, s in enumerate(lines, 1) if s.strip() == f'if case == "{case}":')
+    end = next((i for i, s in enumerate(lines[start:], start + 1) if s.strip().startswith(("if case ==", "return"))),
+               len(lines))
+    return range(start, end), [i for i in range(start, end) if lines[i - 1].endswith("# reported")]

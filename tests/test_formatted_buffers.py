@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
+from difftest import case_block, load_module
 from graphmend.analysis import analyze_source
 from test_callers import logged_break_lines
 
@@ -75,14 +75,6 @@ compiled = torch.compile(run)
 CASES = ["format-buffer", "fstring-buffer", "unknown-value", "list-attribute", "submodule"]
 
 
-def _block(case: str) -> tuple[range, list[int]]:
-    lines = SOURCE.splitlines()
-    start = next(i for i, s in enumerate(lines, 1) if s.strip() == f'if case == "{case}":')
-    end = next((i for i, s in enumerate(lines[start:], start + 1) if s.strip().startswith(("if case ==", "return"))),
-               len(lines))
-    return range(start, end), [i for i in range(start, end) if lines[i - 1].endswith("# reported")]
-
-
 @pytest.fixture(scope="module")
 def findings():
     return [(f.code, f.span.start.line) for f in analyze_source(SOURCE, "formatted_buffers.py").findings]
@@ -90,7 +82,7 @@ def findings():
 
 @pytest.mark.parametrize("case", CASES)
 def test_formatted_buffer_names(case, findings, tmp_path):
-    block, reported = _block(case)
+    block, reported = case_block(SOURCE, case)
     assert sorted(line for _, line in findings if line in block) == reported, (case, findings)
     assert all(code == "GM401" for code, line in findings if line in block), findings
     mod = load_module(SOURCE, tmp_path, "formatted_buffers")

@@ -22,7 +22,7 @@ from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.attr_types import attribute_class
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, bound_only_to, lineage,
-                                       name_template, statement_targets)
+                                       name_template, param_defaults, statement_targets)
 from graphmend.analysis.workspace import class_of
 
 
@@ -348,12 +348,24 @@ def _item_key(e: ast.Subscript) -> Optional[str]:
     return None
 
 
+def _annotated_tensor(fn: ast.AST) -> bool:
+    """`fn` is annotated to return a tensor, not an Optional or a Union, and no `return a, b` of
+    its says otherwise (diffusers' SkyReels `prepare_latents`, annotated `-> torch.Tensor`,
+    returns four values that its caller unpacks). Cached on the node."""
+    held = fn.__dict__.get("_annotated_tensor")
+    if held is None:
+        ret = fn.returns
+        held = ret is not None and not isinstance(ret, (ast.Subscript, ast.BinOp)) and not (
+            isinstance(ret, ast.Constant) and any(w in str(ret.value) for w in ("|", "Optional", "Union"))) \
+            and annotation_kind(ret) is Kind.TENSOR and not any(
+                isinstance(st, ast.Return) and isinstance(st.value, ast.Tuple) for st in _statements(fn.body))
+        fn.__dict__["_annotated_tensor"] = held
+    return held
+
+
 def _flag_defaults(args: ast.arguments) -> set[str]:
     """Parameters whose default is True or False."""
-    positional = [*args.posonlyargs, *args.args]
-    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
-             *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)]
-    return {a.arg for a, d in pairs if isinstance(d, ast.Constant) and isinstance(d.value, bool)}
+    return {n for n, d in param_defaults(args).items() if isinstance(d, ast.Constant) and isinstance(d.value, bool)}
 
 
 def _header(symbols: Symbols, fi: FunctionInfo, node: ast.AST, evidence: dict) -> tuple:
@@ -692,14 +704,7 @@ class Env:
                 return False
             fi = c.methods.get(name)
             if fi is not None:
-                ret = fi.node.returns
-                if ret is None or isinstance(ret, (ast.Subscript, ast.BinOp)) or (
-                        isinstance(ret, ast.Constant) and any(w in str(ret.value) for w in ("|", "Optional", "Union"))):
-                    return False
-                # and no `return a, b` that says otherwise (diffusers' SkyReels `prepare_latents`,
-                # annotated `-> torch.Tensor`, returns four values that its caller unpacks)
-                return annotation_kind(ret) is Kind.TENSOR and not any(
-                    isinstance(st, ast.Return) and isinstance(st.value, ast.Tuple) for st in _statements(fi.node.body))
+                return _annotated_tensor(fi.node)
         return False
 
     def _calls_a_tensor_callable(self, name: str) -> bool:
@@ -1059,30 +1064,37 @@ def init_holds_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
     for s, c in lineage(sym, ci):
         if s is not sym:
             return False  # a base in another file: the definitions index keeps no method bodies
-        init = c.methods.get("__init__")
-        if init is None:
-            if attr in _stored_attrs(c, None):
-                return False
-            continue
-        cache = sym.__dict__.setdefault("init_attrs_cache", {})
-        if c.name in cache:
-            init.node  # noqa: B018 - records the read (symbols.tracking)
-            tensors, stored = cache[c.name]
-        else:
-            stores: dict[str, list[tuple]] = {}
-            done = _guarded((id(sym), "init", c.name), lambda: _return_kinds(init, sym, stores=stores), None)
-            loose = _loose_params(init.node)
-            tensors = frozenset(a for a, ks in stores.items() if all(_stores_tensor(k, v, loose, sym) for k, v in ks)) \
-                if done is not None else frozenset()
-            stored = frozenset(stores) | _stored_attrs(c, "__init__")
-            if done is not None:
-                cache[c.name] = (tensors, stored)
+        tensors, stored, elsewhere = _init_stores(sym, c)
         if attr in stored:
-            return attr in tensors and attr not in _stored_attrs(c, "__init__")
+            return attr in tensors and attr not in elsewhere
     return False
 
 
-def _stored_attrs(ci: ClassInfo, skip: Optional[str]) -> frozenset:
+def _init_stores(sym: Symbols, c: ClassInfo) -> tuple[frozenset, frozenset, frozenset]:
+    """(attributes `__init__` of `c` leaves holding a tensor, attributes any method of `c` stores,
+    those the methods other than `__init__` store), cached per class and file version (not while
+    a recursion leaves `__init__` unevaluated)."""
+    cache = sym.__dict__.setdefault("init_attrs_cache", {})
+    init = c.methods.get("__init__")
+    if c.name in cache:
+        if init is not None:
+            init.node  # noqa: B018 - records the read (symbols.tracking)
+        return cache[c.name]
+    elsewhere = _stored_attrs(c, "__init__")
+    if init is None:
+        cache[c.name] = got = (frozenset(), elsewhere, elsewhere)
+        return got
+    stores: dict[str, list[tuple]] = {}
+    done = _guarded((id(sym), "init", c.name), lambda: _return_kinds(init, sym, stores=stores), None)
+    if done is None:
+        return frozenset(), frozenset(stores) | elsewhere, elsewhere
+    loose = _loose_params(init.node)
+    tensors = frozenset(a for a, ks in stores.items() if all(_stores_tensor(k, v, loose, sym) for k, v in ks))
+    cache[c.name] = got = (tensors, frozenset(stores) | elsewhere, elsewhere)
+    return got
+
+
+def _stored_attrs(ci: ClassInfo, skip: str) -> frozenset:
     """The attributes of `self` the methods of `ci` other than `skip` store (assign, unpack into,
     augment, loop or `with` into)."""
     out = set()
@@ -1102,11 +1114,9 @@ def _loose_params(node: ast.AST) -> frozenset:
     Union, an Optional or an `X | Y` (kornia's `ratio: Union[torch.Tensor, Tuple[float, float]]`),
     or a default that is not a call (`= (0.3, 3.3)`, `= None`)."""
     args = node.args
-    positional = [*args.posonlyargs, *args.args]
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
-    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    defaults = param_defaults(args)
     out = set()
-    for a in [*positional, *args.kwonlyargs]:
+    for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
         ann = a.annotation
         text = (ann.value if isinstance(ann, ast.Constant) and isinstance(ann.value, str) else
                 ast.unparse(ann)) if ann is not None else ""

@@ -19,8 +19,8 @@ from graphmend.analysis.intermediates import computed_names, is_intermediate, re
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
-                                        bound_only_to, lineage, method_aliases, overrides, single_assignments,
-                                        statement_targets)
+                                        bound_only_to, lineage, method_aliases, overrides, param_defaults,
+                                        single_assignments, statement_targets)
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -249,12 +249,7 @@ class FunctionWalker:
         test (computed once per walk)."""
         if self._maybe_none is None:
             node = self.fi.node
-            a = node.args
-            positional = [*a.posonlyargs, *a.args]
-            out = {p.arg for p, d in zip(positional[len(positional) - len(a.defaults):], a.defaults)
-                   if isinstance(d, ast.Constant) and d.value is None}
-            out |= {p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults)
-                    if isinstance(d, ast.Constant) and d.value is None}
+            out = {n for n, d in param_defaults(node.args).items() if isinstance(d, ast.Constant) and d.value is None}
             for n in fast_walk(node):
                 if isinstance(n, ast.Assign) and len(n.targets) == 1:
                     t = n.targets[0]

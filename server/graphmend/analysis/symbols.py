@@ -643,14 +643,20 @@ def _str_split(c: ast.Call, fn: Optional[ast.AST] = None) -> bool:
     return isinstance(first, ast.Constant) and isinstance(first.value, str)
 
 
+def param_defaults(args: ast.arguments) -> dict[str, ast.expr]:
+    """The default of each parameter that has one (positional and keyword-only), by name."""
+    positional = [*args.posonlyargs, *args.args]
+    out = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
+    out.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    return out
+
+
 def _str_params(fn: ast.AST) -> set[str]:
     """Parameters of `fn` annotated `str` (not a Union) or defaulting to a string literal."""
     a = fn.args
-    positional = [*a.posonlyargs, *a.args]
-    defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
-    defaults.update((p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+    defaults = param_defaults(a)
     out = set()
-    for p in [*positional, *a.kwonlyargs]:
+    for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
         d = defaults.get(p.arg)
         if (isinstance(p.annotation, ast.Name) and p.annotation.id == "str") or (
                 isinstance(d, ast.Constant) and isinstance(d.value, str)):
