@@ -131,6 +131,36 @@ class GraphMendProtocol(LanguageServerProtocol):
         if is_request and _valid_id(msg_id):
             self._send_response(msg_id, error=types.ResponseError(code=code, message=f"GraphMend: {reason}"))
 
+    # ------------------------------------------------------------------ start-up
+    def warm_up(self) -> None:
+        """Build cattrs' converters for the messages of opening a file before the first one
+        arrives: the structure hooks of didOpen/didChange/didSave/didClose and the unstructure
+        hooks of a publish with every Diagnostic field set. Built on first use, they cost a
+        fresh server 8-12 ms inside its first didOpen -> diagnostics (measured on
+        modeling_t5.py: 26 ms with them built there, most of it this); here they cost the same
+        once, at start-up, before `initialize` is answered."""
+        pos = {"line": 0, "character": 0}
+        rng = {"start": pos, "end": pos}
+        doc = {"uri": "file:///warm-up.py", "version": 1}
+        for method, params in (
+                (types.TEXT_DOCUMENT_DID_OPEN, {"textDocument": {**doc, "languageId": "python", "text": ""}}),
+                (types.TEXT_DOCUMENT_DID_CHANGE, {"textDocument": doc, "contentChanges": [
+                    {"range": rng, "text": ""}, {"text": ""}]}),
+                (types.TEXT_DOCUMENT_DID_SAVE, {"textDocument": {"uri": doc["uri"]}}),
+                (types.TEXT_DOCUMENT_DID_CLOSE, {"textDocument": {"uri": doc["uri"]}})):
+            self.structure_message({"jsonrpc": self.VERSION, "method": method, "params": params})
+        r = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+        diag = types.Diagnostic(
+            range=r, message="", severity=types.DiagnosticSeverity.Warning, code="GM000",
+            code_description=types.CodeDescription(href="https://example.invalid"), source="graphmend",
+            related_information=[types.DiagnosticRelatedInformation(
+                location=types.Location(uri=doc["uri"], range=r), message="")],
+            data={"fix": None})
+        note = (self.get_message_type(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS) or types.PublishDiagnosticsNotification)(
+            method=types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, jsonrpc=self.VERSION,
+            params=types.PublishDiagnosticsParams(uri=doc["uri"], diagnostics=[diag], version=1))
+        json.dumps(note, default=self._serialize_message)
+
     # ------------------------------------------------------------------ bookkeeping
     def _execute_handler(self, msg_id, handler, callback, args=None, kwargs=None):
         # Futures that finished are dropped here, not in their done callbacks: those can run

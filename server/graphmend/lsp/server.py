@@ -578,6 +578,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         h = logging.StreamHandler()  # stderr: stdout carries the protocol
         h.setLevel(LOG_LEVELS[args.log_level])
         root.addHandler(h)
+    server.protocol.warm_up()
     # The modules and protocol tables loaded so far live as long as the server: move them out
     # of the collector's way so that collections walk only what checks allocate.
     gc.collect()
