@@ -483,7 +483,8 @@ async def test_a_callers_tensors_in_another_file_reveal_a_break(client: Language
     (d,) = await settle(lambda ds: len(ds) == 1)
     assert d.code == "GM301" and d.range.start.line == 1
     assert "(solver.py:10)" in d.message and "no safe fix" not in d.message.split("(not mendable")[0]
-    assert "not mendable: only a caller shows" in d.message
+    # the rule's reason (interp.py does not import torch), then who shows the break
+    assert "(not mendable: `torch` is not imported" in d.message and "; only a caller shows" in d.message
     assert "Solver.forward" in d.related_information[0].message
     assert d.data["fix"] == "none"
     # an unsaved edit: the index's finding was found in another text, so it is not shown

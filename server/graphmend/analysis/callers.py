@@ -87,19 +87,20 @@ def _function(sym: Symbols, qualname: str, depth: int = 0) -> Optional[tuple[Sym
     return (sym, fi) if fi is not None and fi.qualname == qualname else None
 
 
-def _params(fi: FunctionInfo, fact: CallFact) -> dict[str, ast.expr]:
-    """The callee's parameters the call's tensor arguments bind."""
+def _params(fi: FunctionInfo, fact: CallFact) -> dict[str, tuple[ast.expr, bool]]:
+    """The callee's parameters the call's tensor arguments bind: (the argument, whether it is a
+    boolean mask)."""
     a = fi.node.args
     positional = [*a.posonlyargs, *a.args]
     by_keyword = {x.arg for x in [*a.args, *a.kwonlyargs]}
     positional = positional[fact.skip:]
-    out: dict[str, ast.expr] = {}
+    out: dict[str, tuple[ast.expr, bool]] = {}
     for pos, kw, node in fact.tensors:
         if pos is not None:
             if pos < len(positional):
-                out[positional[pos].arg] = node
+                out[positional[pos].arg] = node, (pos, kw) in fact.masks
         elif kw in by_keyword:
-            out[kw] = node
+            out[kw] = node, (pos, kw) in fact.masks
     return out
 
 
@@ -307,7 +308,7 @@ def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
             return True
         where = f"line {fact.node.lineno}" if via_src is src else \
             f"{os.path.basename(via_src.path)}:{fact.node.lineno}"
-        seeds = {p: (via.rsplit(".", 1)[-1], where, _short(e)) for p, e in bound.items()}
+        seeds = {p: (via.rsplit(".", 1)[-1], where, _short(e), mask) for p, (e, mask) in bound.items()}
         key = (src.symbols.module, tfi.qualname, frozenset(seeds.items()))
         if key in done:
             out.extend(Seeded(origin, p, f) for p, f in done[key])
@@ -373,7 +374,7 @@ def _seeded_walk(src: _Source, fi: FunctionInfo, seeds: dict, plain_sites, judge
     return made, list(walker.calls_out.values())
 
 
-def _decorate(f: Finding, fi: FunctionInfo, site, seeded: dict[str, tuple[str, str, str]]) -> Finding:
+def _decorate(f: Finding, fi: FunctionInfo, site, seeded: dict[str, tuple[str, str, str, bool]]) -> Finding:
     """The finding of a seeded walk: which parameters the break needs to be tensors and which
     caller passes them; no fix (see the module docstring)."""
     read = {n.id for n in fast_walk(site.test if site.test is not None else site.node) if isinstance(n, ast.Name)}
@@ -382,16 +383,28 @@ def _decorate(f: Finding, fi: FunctionInfo, site, seeded: dict[str, tuple[str, s
     listed = ", ".join(f"`{n}`" for n in names)
     callers = sorted({(seeded[n][0], seeded[n][1]) for n in names})
     if one:
-        caller, where, arg = seeded[names[0]]
+        caller, where, arg, _ = seeded[names[0]]
         how = f"`{caller}()` passes `{arg}` ({where})"
     else:
         how = "; ".join(f"`{c}()` passes tensors for them ({w})" for c, w in callers)
-    verb = "is a tensor" if one else "are tensors"
+    masks = [n for n in names if seeded[n][3]]
+    if len(masks) == len(names):
+        verb = "is a boolean mask" if one else "are boolean masks"
+    else:
+        verb = ("is a tensor" if one else "are tensors") + (
+            f" ({', '.join(f'`{n}`' for n in masks)} a boolean mask)" if masks else "")
     note = f"{listed} {verb} here: {how}"
     annotate = ", ".join(f"`{n}: torch.Tensor`" for n in names)
-    reason = (f"only a caller shows that {listed} {verb} ({how}); a mend here would change "
-              f"`{fi.qualname}()` for every caller, those that pass Python numbers too. Annotate "
-              f"{annotate} to have the mend offered")
+    if f.applicability is Applicability.NONE and f.decline_reason:
+        # the rule has no mend for the site, whoever calls: its reason, then who shows the break
+        reason = f"{f.decline_reason}; only a caller shows that {listed} {verb} ({how})"
+    elif masks:  # an annotation would not show the mask: only this caller does
+        reason = (f"only a caller shows that {listed} {verb} ({how}); a mend here would change "
+                  f"`{fi.qualname}()` for every caller")
+    else:
+        reason = (f"only a caller shows that {listed} {verb} ({how}); a mend here would change "
+                  f"`{fi.qualname}()` for every caller, those that pass Python numbers too. Annotate "
+                  f"{annotate} to have the mend offered")
     return replace(f, note=f"{f.note}; {note}" if f.note else note, applicability=Applicability.NONE,
                    decline_reason=reason, fix_title=None)
 

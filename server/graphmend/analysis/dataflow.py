@@ -445,10 +445,20 @@ class Env:
         self.seeded: dict[str, object] = {}
         # parameters annotated as callables that return a tensor, still bound to the argument
         self.tensor_callables: set[str] = set(tensor_callable_params(node))
+        # parameters a caller passes boolean masks to (the seed's last item, callers.py)
+        self.seeded_masks: set[str] = set()
         for name, why in (seeds or {}).items():
+            mask = isinstance(why, tuple) and len(why) > 3 and why[3]
             if name in self.unknown_params:
                 self.kinds[name] = Kind.TENSOR
                 self.seeded[name] = why
+            elif mask and self.kinds.get(name) is Kind.TENSOR and name in {
+                    a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}:
+                self.seeded[name] = why  # a tensor parameter, a mask from this caller
+            else:
+                continue
+            if mask:
+                self.seeded_masks.add(name)
 
     # --- statements --------------------------------------------------------------------------
     def _evidence_reaches(self, name: str, value: Optional[ast.expr]) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterable, Optional
 
 from graphmend.analysis.astwalk import preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
@@ -154,6 +154,8 @@ class CallFact:
     # the call goes through an attribute holding an instance of the class (attr_types.py): the
     # method of a subclass may run instead
     virtual: bool = False
+    # the tensor arguments that are boolean masks where the call is made, by (position, keyword)
+    masks: frozenset = frozenset()
 
 
 class FunctionWalker:
@@ -821,10 +823,7 @@ class FunctionWalker:
                 # `pairs[:, mask.view(-1)]`, `x[~m]`, `x[m1 & m2]`: boolean_expr).
                 read = not isinstance(node.ctx, ast.Store) or id(node) in self._aug_targets
                 masked = value_kind in (Kind.TENSOR, Kind.UNKNOWN) and read and any(
-                    (self.env.kind(x) is Kind.TENSOR and (isinstance(x, ast.Compare) or self.is_mask_name(x)
-                                                          or self.is_mask_attr(x) or (
-                        isinstance(x, (ast.Call, ast.UnaryOp, ast.BinOp)) and boolean_expr(x, self.is_mask_name))))
-                    or self.compares_itself(node.value, x) for x in parts)
+                    self.is_mask_expr(x) or self.compares_itself(node.value, x) for x in parts)
                 if masked:
                     self.add("GM402", node, detail="boolean-mask indexing")
                 if isinstance(node.value, ast.Name) and self.env.containers.get(node.value.id) == "sequence":
@@ -918,6 +917,13 @@ class FunctionWalker:
                 todo.append(self._mask_value(e.id))
         return False
 
+    def is_mask_expr(self, x: ast.expr) -> bool:
+        """A boolean tensor here: a comparison of tensors, a mask name or attribute, such a mask
+        combined or reshaped (torchani's `pairs[:, mask.view(-1)]`, `x[~m]`, `x[m1 & m2]`)."""
+        return self.env.kind(x) is Kind.TENSOR and (
+            isinstance(x, ast.Compare) or self.is_mask_name(x) or self.is_mask_attr(x)
+            or (isinstance(x, (ast.Call, ast.UnaryOp, ast.BinOp)) and boolean_expr(x, self.is_mask_name)))
+
     def is_mask_name(self, e: ast.expr) -> bool:
         """A local bound once, to a boolean tensor expression (a comparison, `~`, `&`, `|` of
         such, torch.isnan/isinf/isfinite/logical_*, another such name): `x[m]` with it reads a
@@ -925,7 +931,7 @@ class FunctionWalker:
         if not isinstance(e, ast.Name):
             return False
         if self._masks is None:
-            self._masks = bool_mask_names(self.fi.node)
+            self._masks = bool_mask_names(self.fi.node, self.env.seeded_masks)
         if e.id in self._masks:
             return True
         held = self._flow_masks.get(e.id)
@@ -1294,7 +1300,10 @@ class FunctionWalker:
         tensors = self.tensor_args(c)
         key = (id(c), module, qualname)
         if tensors:
-            self.calls_out[key] = CallFact(c, module, qualname, skip, tuple(tensors), virtual)
+            # a mask passed down (`gather(t, x > 0)`, then `def gather(t, idx): return t[idx]`:
+            # GB0036 in the callee, realcode round 25)
+            masks = frozenset((pos, kw) for pos, kw, a in tensors if self.is_mask_expr(a))
+            self.calls_out[key] = CallFact(c, module, qualname, skip, tuple(tensors), virtual, masks)
         else:
             self.calls_out.pop(key, None)
 
@@ -1715,11 +1724,13 @@ def _bitwise(e: ast.expr) -> bool:
         isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert)
 
 
-def bool_mask_names(fn: ast.AST) -> dict[str, ast.expr]:
+def bool_mask_names(fn: ast.AST, given: Iterable[str] = ()) -> dict[str, ast.expr]:
     """Locals of `fn` bound exactly once, to a boolean tensor expression, with what each is bound to (see
     FunctionWalker.is_mask_name); parameters and names bound twice are left out. `low = None`
     first (threshold_reducer's `low_condition, high_condition = None, None`) does not count:
-    where a read of `x[low]` sees None, the walk's kind of `low` there is not a tensor."""
+    where a read of `x[low]` sees None, the walk's kind of `low` there is not a tensor.
+    `given`: parameters a caller passes masks to (analysis/callers.py), masks while never bound
+    in the body, like those the docstring documents as boolean tensors."""
     single = single_assignments(fn, _none_binding)
     masks: dict[str, ast.expr] = {}  # name -> what it is bound to
 
@@ -1747,7 +1758,7 @@ def bool_mask_names(fn: ast.AST) -> dict[str, ast.expr]:
             masks[name] = found[0][0]
     # parameters the docstring documents as boolean tensors, never bound in the body (torchsurv's
     # `event_sorted (torch.Tensor, bool)`, then `time_to_k[event_sorted]`: realcode round 23)
-    documented = docstring_bool_tensors(fn)
+    documented = docstring_bool_tensors(fn) | set(given)
     if documented:
         bound = {x.id for x in fast_walk(fn) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
         for name in documented - bound:
