@@ -61,6 +61,8 @@ REQUIREMENTS = [
     # round 25
     "dadaptation==3.2", "came-pytorch==0.1.3", "pytorch-ranger==0.1.1", "hyper-connections==0.4.11",
     "tensordict==0.15.3",
+    # round 26
+    "torch-pca==1.1.0", "heavyball==3.2.1", "torchjd==0.18.0", "torchbayesian==0.2.1", "torch-cgd==0.0.2",
 ]
 
 
@@ -5213,6 +5215,300 @@ def _tensordict_train():
                                                                    True])}
 
 
+# round 26: torch-pca 1.1.0, heavyball 3.2.1, torchjd 0.18.0, torchbayesian 0.2.1 and torch-cgd 0.0.2,
+# code nobody tuned on, measured before anything was changed for it
+
+
+def _torch_pca_mle_score():
+    """torch-pca's PCA with Minka's MLE for the number of components (`n_components="mle"`, the
+    'auto' solver picking the full SVD): `fit_transform` (the SVD, svd_flip, `infer_mle` over the
+    ranks), `inverse_transform`, and `score` (the probabilistic-PCA precision from the noise
+    variance, slogdet) in a user function; 20 samples of 5 correlated features."""
+    import torch
+    from torch_pca import PCA
+
+    cfg = dict(samples=20, features=5, n_components="mle", svd_solver="auto")
+
+    def run(x):
+        pca = PCA(n_components="mle")
+        z = pca.fit_transform(x)
+        return z, pca.inverse_transform(z), pca.score(x), pca.explained_variance_ratio_
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"x": torch.randn(20, 5, generator=g) @ torch.randn(5, 5, generator=g)}
+
+
+def _torch_pca_eigh_randomized():
+    """torch-pca's PCA with the covariance eigendecomposition ('auto' on 40 samples of 4 features,
+    negative eigenvalues clipped) keeping 90% of the variance (`n_components=0.9`, whitened):
+    `fit`, `transform(center="input")`, `get_covariance`; then the randomized solver (2 components,
+    `random_state=0`, 2 power iterations with the LU normalizer) `fit_transform` and
+    `get_precision`, in a user function."""
+    import torch
+    from torch_pca import PCA
+
+    cfg = dict(samples=40, features=4, variance=0.9, whiten=True,
+               randomized=dict(n_components=2, random_state=0, iterated_power=2, power_iteration_normalizer="LU"))
+
+    def run(x):
+        pca = PCA(n_components=0.9, whiten=True)
+        pca.fit(x)
+        z = pca.transform(x, center="input")
+        rnd = PCA(n_components=2, svd_solver="randomized", random_state=0, iterated_power=2,
+                  power_iteration_normalizer="LU")
+        w = rnd.fit_transform(x)
+        return z, pca.get_covariance(), w, rnd.get_precision()
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"x": torch.randn(40, 4, generator=g) @ torch.randn(4, 4, generator=g)}
+
+
+def _heavyball_soap_adamw_train():
+    """heavyball's SOAP (the preconditioner's eigenbases refreshed every 2 steps, weight decay) and
+    AdamW (2 warmup steps, cautious updates, weight decay) on two copies of a user's MLP, three
+    training steps each (MSE, backward, `optimizer.step()`) in a user function; heavyball's own
+    compilation of its step functions off (`heavyball.utils.compile_mode = None`), so that the
+    eager reference runs eagerly and the entry's torch.compile is the only one; batch 8 of 6
+    features."""
+    import torch
+    import heavyball
+
+    heavyball.utils.compile_mode = None
+    cfg = dict(features=6, hidden=16, batch=8, soap=dict(lr=1e-2, precondition_frequency=2, weight_decay=1e-3),
+               adamw=dict(lr=1e-2, warmup_steps=2, caution=True, weight_decay=1e-3), steps=3)
+    m1, m2 = _sf_model(), _sf_model()
+    o1 = heavyball.SOAP(m1.parameters(), lr=1e-2, precondition_frequency=2, weight_decay=1e-3)
+    o2 = heavyball.AdamW(m2.parameters(), lr=1e-2, warmup_steps=2, caution=True, weight_decay=1e-3)
+
+    def train(x, y):
+        out = []
+        for m, o in ((m1, o1), (m2, o2)):
+            for _ in range(3):
+                o.zero_grad()
+                loss = torch.nn.functional.mse_loss(m(x), y)
+                loss.backward()
+                o.step()
+                out.append(loss.detach())
+        return out, _params_of(m1), _params_of(m2)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _heavyball_psgd_muon_train():
+    """heavyball's PSGDKron (Kronecker-factored preconditioner, updated with the default
+    probability schedule) and Muon (Newton-Schulz orthogonalised momentum) on two copies of a
+    user's MLP, three training steps each (MSE, backward, `optimizer.step()`) in a user function;
+    heavyball's own compilation off (`heavyball.utils.compile_mode = None`); batch 8 of 6
+    features."""
+    import torch
+    import heavyball
+
+    heavyball.utils.compile_mode = None
+    cfg = dict(features=6, hidden=16, batch=8, psgd_kron=dict(lr=1e-2), muon=dict(lr=1e-2), steps=3)
+    m1, m2 = _sf_model(), _sf_model()
+    o1 = heavyball.PSGDKron(m1.parameters(), lr=1e-2)
+    o2 = heavyball.Muon(m2.parameters(), lr=1e-2)
+
+    def train(x, y):
+        out = []
+        for m, o in ((m1, o1), (m2, o2)):
+            for _ in range(3):
+                o.zero_grad()
+                loss = torch.nn.functional.mse_loss(m(x), y)
+                loss.backward()
+                o.step()
+                out.append(loss.detach())
+        return out, _params_of(m1), _params_of(m2)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _torchjd_aggregators():
+    """torchjd's aggregators applied to a Jacobian matrix as its aggregation docs show (`A(J)`):
+    PCGrad, MGDA, IMTL-G, Aligned-MTL, GradVac, GradDrop, ConFIG, TrimmedMean and PCD on the
+    Jacobian of 3 objectives, Krum (1 Byzantine row, 2 selected) on one of 5, in a user function;
+    10 parameters."""
+    import torch
+    from torchjd.aggregation import (IMTLG, MGDA, PCD, AlignedMTL, ConFIG, GradDrop, GradVac, Krum, PCGrad,
+                                     TrimmedMean)
+
+    torch.manual_seed(0)
+    cfg = dict(objectives=3, params=10, krum=dict(rows=5, n_byzantine=1, n_selected=2), trim_number=1)
+    aggs = [PCGrad(), MGDA(), IMTLG(), AlignedMTL(), GradVac(), GradDrop(), ConFIG(), TrimmedMean(trim_number=1),
+            PCD()]
+    krum = Krum(n_byzantine=1, n_selected=2)
+
+    def run(J, J5):
+        return [a(J) for a in aggs], krum(J5)
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"J": torch.randn(3, 10, generator=g), "J5": torch.randn(5, 10, generator=g)}
+
+
+def _torchjd_scalarization_train():
+    """torchjd's scalarizers as a multi-task training loop uses them, on a user's shared trunk with a
+    regression and a classification head: one training step each with GeometricMean, UW
+    (learned log-variances), IMTL-L (learned scales) and STCH (mu 0.5) turning the two task losses
+    into one (backward, SGD step on the model and the scalarizer's parameters), in a user
+    function; batch 8 of 6 features, 3 classes."""
+    import torch
+    from torchjd.scalarization import IMTLL, STCH, UW, GeometricMean
+
+    torch.manual_seed(0)
+    cfg = dict(features=6, hidden=16, classes=3, batch=8, scalarizers=["GeometricMean", "UW", "IMTLL", "STCH(mu=0.5)"])
+    trunk = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU())
+    reg, cls = torch.nn.Linear(16, 1), torch.nn.Linear(16, 3)
+    scalarizers = [GeometricMean(), UW(2), IMTLL(2), STCH(mu=0.5)]
+    params = [*trunk.parameters(), *reg.parameters(), *cls.parameters()]
+    for s in scalarizers:
+        params += list(s.parameters())
+    opt = torch.optim.SGD(params, lr=1e-2)
+
+    def train(x, y, c):
+        out = []
+        for s in scalarizers:
+            opt.zero_grad()
+            h = trunk(x)
+            losses = torch.stack([torch.nn.functional.mse_loss(reg(h), y),
+                                  torch.nn.functional.cross_entropy(cls(h), c)])
+            loss = s(losses)
+            loss.backward()
+            opt.step()
+            out.append(loss.detach())
+        return out, _params_of(trunk)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g),
+                        "c": torch.randint(0, 3, (8,), generator=g)}
+
+
+def _torchbayesian_bnn_train():
+    """torchbayesian's BayesianModule (Bayes by Backprop) around a user's MLP: every parameter
+    reparametrized with a diagonal Gaussian posterior, a Gaussian prior (mu 0, sigma 0.1); a
+    training step on cross entropy plus 1e-3 times the mean-reduced analytic KL divergence (a
+    prior built per parameter, `torch.distributions.kl_divergence`), Adam; batch 8 of 6
+    features, 3 classes."""
+    import torch
+    from torchbayesian.bnn import BayesianModule
+
+    torch.manual_seed(0)
+    cfg = dict(features=6, hidden=16, classes=3, batch=8, posterior="gaussian",
+               prior=("gaussian", dict(mu=0.0, sigma=0.1)), kl_weight=1e-3, reduction="mean")
+    net = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3))
+    bnn = BayesianModule(net, prior=("gaussian", {"mu": 0.0, "sigma": 0.1}))
+    opt = torch.optim.Adam(bnn.parameters(), lr=1e-2)
+
+    def train(x, y):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(bnn(x), y) + 1e-3 * bnn.kl_divergence(reduction="mean")
+        loss.backward()
+        opt.step()
+        return loss.detach(), _params_of(bnn)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randint(0, 3, (8,), generator=g)}
+
+
+def _torchbayesian_mc_predict():
+    """torchbayesian at prediction time, eval, in a user function: a user's MLP with BayesianDropout
+    (active in eval) and a BayesianModule around a second MLP whose posteriors start from its
+    weights (PretrainedGaussianPosterior), each sampled 4 times (Monte Carlo mean and variance of
+    the softmax), `enable_mc_dropout` on a plain model with nn.Dropout, and the BayesianModule's
+    KL summed and approximated by 4 Monte Carlo samples (torchbayesian warns that an analytic one
+    exists); 5 inputs of 6 features, 3 classes."""
+    import torch
+    from torchbayesian.bnn import BayesianDropout, BayesianModule
+    from torchbayesian.bnn.utils import enable_mc_dropout
+
+    torch.manual_seed(0)
+    cfg = dict(features=6, hidden=16, classes=3, batch=5, dropout=0.2, mc_samples=4,
+               posterior="pretrained_gaussian", kl=dict(reduction="sum", approx_num_samples=4))
+    mcd = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), BayesianDropout(0.2),
+                              torch.nn.Linear(16, 3)).eval()
+    bnn = BayesianModule(torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.Tanh(), torch.nn.Linear(16, 3)),
+                         variational_posterior="pretrained_gaussian").eval()
+    plain = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Dropout(0.2),
+                                torch.nn.Linear(16, 3)).eval()
+    enable_mc_dropout(plain)
+
+    def predict(x):
+        out = []
+        for model in (mcd, bnn, plain):
+            probs = torch.stack([model(x).softmax(-1) for _ in range(4)])
+            out.append((probs.mean(0), probs.var(0)))
+        return out, bnn.kl_divergence(reduction="sum", approx_num_samples=4)
+    g = torch.Generator().manual_seed(1)
+    return cfg, predict, {"x": torch.randn(5, 6, generator=g)}
+
+
+def _cgd_gan():
+    import torch
+
+    torch.manual_seed(0)
+    gen = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    disc = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+    return gen, disc
+
+
+def _torch_cgd_acgd_gan_train():
+    """torch-cgd's ACGD (adaptive competitive gradient descent) training a user's tiny GAN: two
+    steps of the zero-sum game (softplus losses of the discriminator on real and generated
+    samples), each step's Hessian-vector products through its Operator solved by GMRES
+    (Arnoldi iterations with Givens rotations, at most 8, to a relative tolerance of 1e-6) and the
+    parameters updated in place, in a user function; 8 latent and 8 real samples of 2 features."""
+    import torch
+    from torch_cgd import ACGD
+    from torch_cgd.solvers import GMRES
+
+    cfg = dict(latent=2, hidden=4, batch=8, lr=1e-2, beta=0.9, eps=1e-3, solver=dict(GMRES=dict(tol=1e-6, max_iter=8)),
+               steps=2)
+    gen, disc = _cgd_gan()
+    opt = ACGD(gen.parameters(), disc.parameters(), lr=1e-2, solver=GMRES(tol=1e-6, max_iter=8))
+
+    def train(z, real):
+        out = []
+        for _ in range(2):
+            opt.zero_grad()
+            f = (torch.nn.functional.softplus(disc(real)).mean()
+                 - torch.nn.functional.softplus(disc(gen(z))).mean())
+            opt.step(f)
+            out.append(f.detach())
+        return out, _params_of(gen), _params_of(disc)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"z": torch.randn(8, 2, generator=g), "real": torch.randn(8, 2, generator=g) + 1.0}
+
+
+def _torch_cgd_games():
+    """torch-cgd's other solvers on small games, in a user function: CGD (the mixed Hessians built
+    row by row with `autograd.grad`, the linear systems solved with `torch.linalg`) on a general-sum
+    game of two 3-parameter players, CGD_CG (its CG solver on Hessian-vector products, tolerance
+    1e-8) on a zero-sum bilinear game, and ACGD with the CG solver (tolerance 1e-6) on a user's tiny
+    GAN; one step each."""
+    import torch
+    from torch_cgd import ACGD, CGD, CGD_CG
+    from torch_cgd.solvers import CG
+
+    torch.manual_seed(0)
+    cfg = dict(players=(3, 3), cgd=dict(learning_rate=0.1, solver="torch.linalg"),
+               cgd_cg=dict(learning_rate=0.1, solver=dict(CG=dict(tol=1e-8))), acgd=dict(lr=1e-2, solver=dict(CG=dict(tol=1e-6))))
+    a, b = torch.nn.Parameter(torch.randn(3)), torch.nn.Parameter(torch.randn(3))
+    c, d = torch.nn.Parameter(torch.randn(3)), torch.nn.Parameter(torch.randn(3))
+    cgd = CGD([a], [b], learning_rate=0.1)
+    cgd_cg = CGD_CG([c], [d], learning_rate=0.1, solver=CG(tol=1e-8))
+    gen, disc = _cgd_gan()
+    acgd = ACGD(gen.parameters(), disc.parameters(), lr=1e-2, solver=CG(tol=1e-6))
+
+    def play(M, z, real):
+        f = a @ M @ b + (a ** 2).sum() * 0.5
+        g_ = -(a @ M @ b) + (b ** 2).sum() * 0.5 + (a * b).sum()
+        cgd.step(f, g_)
+        h = c @ M @ d
+        cgd_cg.step(h, -h)
+        acgd.zero_grad()
+        loss = torch.nn.functional.softplus(disc(real)).mean() - torch.nn.functional.softplus(disc(gen(z))).mean()
+        acgd.step(loss)
+        return (f.detach(), h.detach(), loss.detach(), a.detach().clone(), b.detach().clone(), c.detach().clone(),
+                d.detach().clone(), _params_of(gen), _params_of(disc))
+    g = torch.Generator().manual_seed(1)
+    return cfg, play, {"M": torch.randn(3, 3, generator=g), "z": torch.randn(8, 2, generator=g),
+                       "real": torch.randn(8, 2, generator=g) + 1.0}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -5261,6 +5557,11 @@ _DADAPT = ["dadaptation"]
 _CAME = ["came_pytorch"]
 _RANGER = ["pytorch_ranger"]
 _HC = ["hyper_connections/hyper_connections.py", "hyper_connections/manifold_constrained_hyper_connections.py"]
+_TORCH_PCA = ["torch_pca"]
+_HEAVYBALL = ["heavyball"]
+_TORCHJD = ["torchjd/aggregation", "torchjd/scalarization", "torchjd/_linalg"]
+_TORCHBAYESIAN = ["torchbayesian/bnn"]
+_TORCH_CGD = ["torch_cgd"]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
                                           "nn/common.py", "nn/probabilistic.py", "nn/sequence.py", "nn/utils.py",
                                           "nn/distributions")]
@@ -5840,4 +6141,35 @@ ENTRIES = {e.name: e for e in [
     Entry("tensordict-train", "tensordict", "tensordict==0.15.3",
           "TensorDictModule critic and actor on a TensorDict batch, masked rows, from_module norm: a training step",
           _tensordict_train, _TENSORDICT, grad=True, training=True, scope="module"),
+    # round 26
+    Entry("torch-pca-mle-score", "torch_pca", "torch-pca==1.1.0",
+          "PCA(n_components='mle', full SVD): fit_transform, inverse_transform, score, in a user function",
+          _torch_pca_mle_score, _TORCH_PCA, scope="module"),
+    Entry("torch-pca-eigh-randomized", "torch_pca", "torch-pca==1.1.0",
+          "PCA covariance_eigh (90% variance, whiten): fit, transform, get_covariance; randomized (LU) get_precision",
+          _torch_pca_eigh_randomized, _TORCH_PCA, scope="module"),
+    Entry("heavyball-soap-adamw-train", "heavyball", "heavyball==3.2.1",
+          "SOAP (preconditioner every 2 steps) and AdamW (warmup, caution, weight decay): three training steps each",
+          _heavyball_soap_adamw_train, _HEAVYBALL, grad=True, training=True, scope="module"),
+    Entry("heavyball-psgd-muon-train", "heavyball", "heavyball==3.2.1",
+          "PSGDKron (Kronecker preconditioner, probabilistic updates) and Muon: three training steps each",
+          _heavyball_psgd_muon_train, _HEAVYBALL, grad=True, training=True, scope="module"),
+    Entry("torchjd-aggregators", "torchjd", "torchjd==0.18.0",
+          "PCGrad, MGDA, IMTL-G, Aligned-MTL, GradVac, GradDrop, ConFIG, TrimmedMean, PCD, Krum on Jacobians",
+          _torchjd_aggregators, _TORCHJD, scope="module"),
+    Entry("torchjd-scalarization-train", "torchjd", "torchjd==0.18.0",
+          "GeometricMean, UW, IMTL-L and STCH scalarizing two task losses: a training step each",
+          _torchjd_scalarization_train, _TORCHJD, grad=True, training=True, scope="module"),
+    Entry("torchbayesian-bnn-train", "torchbayesian", "torchbayesian==0.2.1",
+          "BayesianModule (Gaussian posteriors, Gaussian prior) MLP, cross entropy plus mean KL: a training step",
+          _torchbayesian_bnn_train, _TORCHBAYESIAN, grad=True, training=True, scope="module"),
+    Entry("torchbayesian-mc-predict", "torchbayesian", "torchbayesian==0.2.1",
+          "BayesianDropout, pretrained-posterior BayesianModule, enable_mc_dropout: 4 MC samples each, MC-approx KL",
+          _torchbayesian_mc_predict, _TORCHBAYESIAN, scope="module"),
+    Entry("torch-cgd-acgd-gan-train", "torch_cgd", "torch-cgd==0.0.2",
+          "ACGD (GMRES on Hessian-vector products) on a tiny GAN's zero-sum game: two steps",
+          _torch_cgd_acgd_gan_train, _TORCH_CGD, grad=True, training=True, scope="module"),
+    Entry("torch-cgd-games", "torch_cgd", "torch-cgd==0.0.2",
+          "CGD (explicit mixed Hessians, torch.linalg) general-sum, CGD_CG zero-sum, ACGD with CG: one step each",
+          _torch_cgd_games, _TORCH_CGD, grad=True, training=True, scope="module"),
 ]}
