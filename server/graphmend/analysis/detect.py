@@ -182,6 +182,9 @@ class FunctionWalker:
         # names bound to the items of iterating a tensor (`for idx in perm:`), with the tensor and
         # the loop body's block: 0-dim tensors when the tensor is 1-d
         self._items: dict[str, tuple[ast.expr, int]] = {}
+        self._ints: Optional[frozenset[str]] = None  # int_names, when needed
+        self._single: Optional[dict[str, ast.expr]] = None  # single_assignments, for rank_hint
+        self._reshaped: set[str] = set()
         self._blocks: list[int] = []  # id() of the statement lists being walked, outermost first
         self._maybe_none: Optional[set[str]] = None  # maybe_none_names, when needed
         self._seen: set[int] = set()
@@ -358,6 +361,47 @@ class FunctionWalker:
             return False
         q = self.env.qualify(func) or ""
         return q == f"torch.{name}" and self.env.kind(e.args[0]) is Kind.TENSOR
+
+    def element_index(self, e: ast.expr, outer: ast.Subscript, parts: list) -> Optional[tuple[ast.expr, bool]]:
+        """(the tensor, whether it is 1-d for certain) when `e`, an index of `outer`, takes one
+        element of a tensor by a Python int (`order[i]`, `order[-1]`, `order[j + 1]`), else None.
+        Not of a tensor that is 2-d for certain or a tuple of tensors (`idx = x.nonzero()`,
+        `torch.where(c)`: an element is a 1-d index, advanced indexing), nor of a mask. Of one
+        whose rank is not known, only by an int that varies (a loop's, a counter; by a literal,
+        `edge_index[0]` is most often a row) and does not index `outer` itself too
+        (`x[b][idx[b]]`, `y[i, perm[i]]`: a loop over a batch, taking a row of each)."""
+        if not (isinstance(e, ast.Subscript) and isinstance(e.ctx, ast.Load)) or self.env.kind(e.value) is not Kind.TENSOR:
+            return None
+        if self._ints is None:
+            self._ints = int_names(self.fi.node)
+        if not _int_expr(e.slice, self._ints) or self.is_mask_expr(e.value):
+            return None
+        rank = self.rank_hint(e.value)
+        if rank == 1:
+            return e.value, True
+        names = {n.id for n in fast_walk(e.slice) if isinstance(n, ast.Name)}
+        if rank is not None or not names:
+            return None
+        around = [outer.value, *(x for x in parts if x is not e and not isinstance(x, ast.Subscript))]
+        if any(isinstance(n, ast.Name) and n.id in names for x in around for n in fast_walk(x)):
+            return None
+        return e.value, False
+
+    def rank_hint(self, e: ast.expr):
+        """1 or 2 where the code fixes the rank of the tensor `e`, "tuple" for a tuple of tensors,
+        else None: what a name bound once in the function is bound to (not one a method reshapes
+        in place, `idx.squeeze_(1)`)."""
+        if isinstance(e, ast.Name):
+            if self._single is None:
+                self._single = single_assignments(self.fi.node)
+                self._reshaped = {n.func.value.id for n in fast_walk(self.fi.node)
+                                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                                  and n.func.attr in _INPLACE_RESHAPES and isinstance(n.func.value, ast.Name)}
+            if e.id in self._reshaped:
+                return None
+            value = self._single.get(e.id)
+            return _rank_of(value) if isinstance(value, ast.Call) else None
+        return _rank_of(e) if isinstance(e, ast.Call) else None
 
     def tensor_item(self, e: ast.expr, comp_items: dict[int, ast.expr]) -> Optional[ast.expr]:
         """The tensor whose iteration bound the name `e` (a loop's target in this flow, or a load of
@@ -840,6 +884,17 @@ class FunctionWalker:
                     # `x[t.sum() > 0] = 0`): its value is read into Python (GB0033, measured on
                     # torch 2.13; a 1-d index tensor is advanced indexing, and traces)
                     self.add("GM401", node, detail="a 0-dim tensor as an index", gb_id="GB0033")
+                elif value_kind is Kind.TENSOR and not masked and (got := next(filter(None, (
+                        self.element_index(x, node, parts) for x in parts)), None)) is not None:
+                    # an element of a tensor (`time[order[i]]`, `order = torch.argsort(time)`, `i` a
+                    # Python int): 0-dim when that tensor is 1-d, and read into Python as an index
+                    # (GB0033, measured on torch 2.13; of a 2-d tensor a row, which traces). Where
+                    # the rank is not in the code, named with its condition (torchsurv's cindex.py)
+                    held, certain = got
+                    one_d = ast.Compare(ast.Call(ast.Attribute(held, "dim", ast.Load()), [], []), [ast.Eq()],
+                                        [ast.Constant(1)])
+                    self.add("GM401", node, detail=f"an element of `{ast.unparse(held)}` as an index",
+                             gb_id="GB0033", values=[] if certain else [(one_d, True)])
                 elif value_kind is Kind.TENSOR and not masked and (self._items or comp_items):
                     # an item of iterating a tensor (`for idx in perm: y[..., idx] = ...`,
                     # `[final[:, i, l] for i, l in enumerate(lengths)]`): 0-dim when the tensor is
@@ -1764,6 +1819,113 @@ def bool_mask_names(fn: ast.AST, given: Iterable[str] = ()) -> dict[str, ast.exp
         for name in documented - bound:
             masks.setdefault(name, ast.Constant(True))
     return masks
+
+
+_INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+_INPLACE_RESHAPES = frozenset({"squeeze_", "unsqueeze_", "resize_", "t_", "transpose_", "swapdims_", "swapaxes_",
+                               "as_strided_", "set_"})
+# calls that give a tuple (or list) of tensors: an element of what they give is a tensor, not a number
+_TUPLE_RESULTS = frozenset({"sort", "topk", "unbind", "split", "chunk", "tensor_split", "meshgrid", "eig", "eigh",
+                            "qr", "svd", "slogdet", "lu", "sort_by", "aminmax", "histogram", "frexp"})
+
+
+def _rank_of(c: ast.Call):
+    """1 or 2 where a call fixes the rank of what it gives (`torch.randperm(n)`, `x.flatten()`,
+    `x.view(-1)`; `x.nonzero()` is (count, ndim)), "tuple" for a tuple of tensors, else None."""
+    f = c.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    kw = {k.arg: k.value for k in c.keywords}
+    if name == "nonzero" or name == "argwhere":
+        as_tuple = kw.get("as_tuple")
+        return "tuple" if isinstance(as_tuple, ast.Constant) and as_tuple.value is True else \
+            2 if as_tuple is None or isinstance(as_tuple, ast.Constant) else None
+    if name == "where":
+        n = len(c.args) + len(kw)
+        return "tuple" if n == 1 else None
+    if name in ("randperm", "arange", "linspace", "logspace", "bincount"):
+        return 1
+    if name in ("flatten", "ravel") and not c.args and not kw and isinstance(f, ast.Attribute):
+        return 1
+    if name in ("view", "reshape") and isinstance(f, ast.Attribute) and len(c.args) == 1 and not kw \
+            and isinstance(c.args[0], ast.UnaryOp) and isinstance(c.args[0].op, ast.USub) \
+            and isinstance(c.args[0].operand, ast.Constant) and c.args[0].operand.value == 1:
+        return 1
+    if name in _TUPLE_RESULTS:
+        return "tuple"
+    if name in ("max", "min", "median", "mode", "kthvalue", "nanmedian", "cummax", "cummin"):
+        # with a dim: (values, indices); `x.max(1)`, not `torch.max(a, b)` (elementwise)
+        method = isinstance(f, ast.Attribute) and not (isinstance(f.value, ast.Name) and f.value.id == "torch")
+        return "tuple" if "dim" in kw or (method and c.args) else None
+    return None
+
+
+def _int_expr(e: ast.expr, ints: frozenset[str]) -> bool:
+    """`e` is a Python int: an int literal, a name of `ints`, `len(...)`, `int(...)`, and +, -, *, //,
+    % of such."""
+    if isinstance(e, ast.Constant):
+        return type(e.value) is int
+    if isinstance(e, ast.Name):
+        return e.id in ints
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        return _int_expr(e.operand, ints)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, _INT_OPS):
+        return _int_expr(e.left, ints) and _int_expr(e.right, ints)
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("len", "int") \
+        and len(e.args) == 1 and not e.keywords
+
+
+def int_names(fn: ast.AST) -> frozenset[str]:
+    """Names of `fn` every binding of which gives a Python int: `i = 0`, `i += 1`, `i = end` of
+    another such name, a `for` target over `range(...)`, `enumerate`'s count, a parameter annotated
+    `int`. Nested definitions' names are left out."""
+    bindings: dict[str, list] = {}
+    other: set[str] = set()
+    a = getattr(fn, "args", None)
+    for p in ([*a.posonlyargs, *a.args, *a.kwonlyargs] if a is not None else ()):
+        ann = p.annotation
+        if isinstance(ann, ast.Name) and ann.id == "int":
+            bindings.setdefault(p.arg, []).append(ast.Constant(0))
+        else:
+            other.add(p.arg)
+    for extra in (a.vararg, a.kwarg) if a is not None else ():
+        if extra is not None:
+            other.add(extra.arg)
+    counted: set[int] = set()  # id() of the Store names a binding below accounts for
+    for st in _statements(getattr(fn, "body", [])):
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            bindings.setdefault(st.targets[0].id, []).append(st.value)
+            counted.add(id(st.targets[0]))
+        elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Tuple) \
+                and isinstance(st.value, ast.Tuple) and len(st.value.elts) == len(st.targets[0].elts):
+            for t, v in zip(st.targets[0].elts, st.value.elts):  # `i, out = 0, []`
+                if isinstance(t, ast.Name):
+                    bindings.setdefault(t.id, []).append(v)
+                    counted.add(id(t))
+        elif isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+            ok = isinstance(st.op, _INT_OPS)
+            bindings.setdefault(st.target.id, []).append(st.value if ok else None)
+            counted.add(id(st.target))
+        elif isinstance(st, (ast.For, ast.AsyncFor)) and isinstance(st.iter, ast.Call) \
+                and isinstance(st.iter.func, ast.Name):
+            t, f = st.target, st.iter.func.id
+            if f == "range" and isinstance(t, ast.Name):
+                bindings.setdefault(t.id, []).append(ast.Constant(0))
+                counted.add(id(t))
+            elif f == "enumerate" and isinstance(t, ast.Tuple) and t.elts and isinstance(t.elts[0], ast.Name):
+                bindings.setdefault(t.elts[0].id, []).append(ast.Constant(0))
+                counted.add(id(t.elts[0]))
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in counted:
+            other.add(n.id)
+    ints = {k for k in bindings if k not in other}
+    changed = True
+    while changed:
+        changed = False
+        for k in list(ints):
+            if any(v is None or not _int_expr(v, frozenset(ints)) for v in bindings[k]):
+                ints.discard(k)
+                changed = True
+    return frozenset(ints)
 
 
 def is_static(fn: ast.AST) -> bool:
