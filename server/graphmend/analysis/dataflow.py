@@ -677,8 +677,7 @@ class Env:
         if self.is_buffer(attr):
             return Kind.TENSOR  # a buffer or parameter of the class or a base (pomegranate's `frozen`)
         ctor = self.cls.attr_ctors.get(attr)
-        if ctor and _torch_func(ctor) and _torch_func(ctor) not in TORCH_STATIC_FUNCS \
-                and not ctor.startswith("torch.nn.") and ctor.split(".")[-1][:1].islower():
+        if ctor and tensor_ctor(ctor):
             return Kind.TENSOR
         if property_returns_tensor(self.symbols, self.cls, attr):
             return Kind.TENSOR
@@ -864,6 +863,11 @@ class Env:
             if q in ("any", "all") and len(e.args) == 1 and not e.keywords and self.kind(e.args[0]) is Kind.TENSOR:
                 # builtin any/all iterate a tensor and take each item's truth (torchsurv's `if
                 # any(torch.isinf(nll)):`, realcode round 23): a jump on its values
+                return Kind.TENSOR
+            if q == "sum" and e.args and self.kind(e.args[0]) is Kind.TENSOR:
+                # builtin sum iterates a tensor and adds its items: a tensor (torchjd's `rank =
+                # sum(lambda_ > tol)`, then `if rank == 0:`, realcode round 26; measured: Dynamo
+                # traces the sum and breaks at the branch)
                 return Kind.TENSOR
             if q in PURE_BUILTINS:
                 args = [self.kind(a) for a in e.args] + [self.kind(k.value) for k in e.keywords]
@@ -1250,6 +1254,13 @@ def _elementwise_compare(e: ast.expr) -> bool:
     if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr)):
         return _elementwise_compare(e.left) or _elementwise_compare(e.right)
     return False
+
+
+def tensor_ctor(q: str) -> bool:
+    """`q` (a qualified name) is a torch function that returns a tensor (`torch.mean`,
+    `torch.nn.functional.relu`): not a static one, a module or a class."""
+    f = _torch_func(q)
+    return bool(f) and f not in TORCH_STATIC_FUNCS and not q.startswith("torch.nn.") and q.split(".")[-1][:1].islower()
 
 
 def _torch_func(q: str) -> Optional[str]:

@@ -159,7 +159,8 @@ class Symbols:
         self.logger_names: set[str] = set()
         self._pending_classes: list[ClassInfo] = []
         self.star_imports: list[str] = []  # modules imported with `from m import *`
-        self._self_assigns: list[tuple[ClassInfo, str, ast.Call]] = []
+        # a call, an IfExp of two, or (method, local name) stored
+        self._self_assigns: list[tuple[ClassInfo, str, object]] = []
         self.module_calls: list[ast.Call] = []
         self.name_call_assigns: list[ast.Assign] = []  # every `x = f(...)`, anywhere in the file
         # Only imports, classes (bases, methods), functions and module-level aliases: what another
@@ -302,6 +303,20 @@ class Symbols:
                     for t in node.targets:
                         if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                             self._self_assigns.append((fi.cls, t.attr, node.value))
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.IfExp) and not definitions_only \
+                    and fi is not None and fi.cls is not None and isinstance(node.value.body, ast.Call) \
+                    and isinstance(node.value.orelse, ast.Call):
+                # `self.noise_variance_ = torch.mean(...) if k < n else torch.tensor(0.0)` (torch-pca's
+                # fit, realcode round 26): a constructor when both arms are the same kind of one
+                for t in node.targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        self._self_assigns.append((fi.cls, t.attr, node.value))
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and not definitions_only \
+                    and fi is not None and fi.cls is not None:
+                # `noise = torch.mean(x)`, then `self.noise = noise`: the local's one binding, at the end
+                for t in node.targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        self._self_assigns.append((fi.cls, t.attr, (fi, node.value.id)))
             keep = cls if fi is None and isinstance(node, (ast.If, ast.Try, ast.With)) else None
             for child in reversed(children(node)):
                 stack.append((child, fi, keep, prefix))
@@ -346,7 +361,23 @@ class Symbols:
             self._top_level(stmt)
         for ci in self._pending_classes:
             ci.bases = [self.qualify(b) or "" for b in ci.node.bases]
+        local_values: dict[int, dict[str, ast.expr]] = {}
         for ci, attr, call in self._self_assigns:
+            if isinstance(call, tuple):  # (the method, a local it stores): what that local is bound to once
+                fi, name = call
+                if id(fi) not in local_values:
+                    local_values[id(fi)] = single_assignments(fi.node)
+                call = local_values[id(fi)].get(name)
+                if not isinstance(call, (ast.Call, ast.IfExp)) or (isinstance(call, ast.IfExp) and not (
+                        isinstance(call.body, ast.Call) and isinstance(call.orelse, ast.Call))):
+                    continue
+            if isinstance(call, ast.IfExp):
+                q, other = self.qualify(call.body.func), self.qualify(call.orelse.func)
+                if q and other:
+                    from graphmend.analysis.dataflow import tensor_ctor  # dataflow imports this module
+                    if tensor_ctor(q) and tensor_ctor(other):
+                        ci.attr_ctors.setdefault(attr, q)
+                continue
             q = self.qualify(call.func)
             if q:
                 ci.attr_ctors.setdefault(attr, q)
