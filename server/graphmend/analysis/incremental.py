@@ -32,7 +32,7 @@ from graphmend.analysis.attr_types import param_stores, same_stores
 from graphmend.analysis.callers import inherited_facts, seeded_findings, still_valid
 from graphmend.analysis.engine import FileSummary, LineIndex, _no_gc, function_findings, suppressions
 from graphmend.analysis.scope import FileScope, file_scope, reach
-from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, registered_name
+from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, note_self_assign, registered_name
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
 from graphmend.findings import Finding
@@ -266,13 +266,8 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
         assigns.sort(key=lambda e: (e[0] is not ci, e[2].lineno, e[2].col_offset))
         sym._self_assigns = assigns
         for c, attr, call in assigns:
-            if c is not ci:
-                continue
-            q = sym.qualify(call.func)
-            if q:
-                ci.attr_ctors.setdefault(attr, q)
-            if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-                ci.buffers.add(attr)
+            if c is ci:
+                note_self_assign(sym, ci, attr, call)
         for fi in all_functions:
             if fi.cls is not ci:
                 continue

@@ -159,8 +159,10 @@ class Symbols:
         self.logger_names: set[str] = set()
         self._pending_classes: list[ClassInfo] = []
         self.star_imports: list[str] = []  # modules imported with `from m import *`
-        # a call, an IfExp of two, or (method, local name) stored
-        self._self_assigns: list[tuple[ClassInfo, str, object]] = []
+        # `self.<attr> = <call>`, or a conditional expression of two calls (also through a local
+        # bound once to one): the value
+        self._self_assigns: list[tuple[ClassInfo, str, ast.expr]] = []
+        self._single_values: dict[int, dict[str, ast.expr]] = {}  # single_assignments per method, while collecting
         self.module_calls: list[ast.Call] = []
         self.name_call_assigns: list[ast.Assign] = []  # every `x = f(...)`, anywhere in the file
         # Only imports, classes (bases, methods), functions and module-level aliases: what another
@@ -312,11 +314,17 @@ class Symbols:
                     if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                         self._self_assigns.append((fi.cls, t.attr, node.value))
             elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and not definitions_only \
-                    and fi is not None and fi.cls is not None:
-                # `noise = torch.mean(x)`, then `self.noise = noise`: the local's one binding, at the end
-                for t in node.targets:
-                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                        self._self_assigns.append((fi.cls, t.attr, (fi, node.value.id)))
+                    and fi is not None and fi.cls is not None and any(
+                        isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                        for t in node.targets):
+                # `noise = torch.mean(x)`, then `self.noise = noise`: what the local is bound to, once
+                if id(fi) not in self._single_values:
+                    self._single_values[id(fi)] = single_assignments(fi.node)
+                value = self._single_values[id(fi)].get(node.value.id)
+                if isinstance(value, (ast.Call, ast.IfExp)):
+                    for t in node.targets:
+                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                            self._self_assigns.append((fi.cls, t.attr, value))
             keep = cls if fi is None and isinstance(node, (ast.If, ast.Try, ast.With)) else None
             for child in reversed(children(node)):
                 stack.append((child, fi, keep, prefix))
@@ -361,28 +369,9 @@ class Symbols:
             self._top_level(stmt)
         for ci in self._pending_classes:
             ci.bases = [self.qualify(b) or "" for b in ci.node.bases]
-        local_values: dict[int, dict[str, ast.expr]] = {}
+        self._single_values = {}
         for ci, attr, call in self._self_assigns:
-            if isinstance(call, tuple):  # (the method, a local it stores): what that local is bound to once
-                fi, name = call
-                if id(fi) not in local_values:
-                    local_values[id(fi)] = single_assignments(fi.node)
-                call = local_values[id(fi)].get(name)
-                if not isinstance(call, (ast.Call, ast.IfExp)) or (isinstance(call, ast.IfExp) and not (
-                        isinstance(call.body, ast.Call) and isinstance(call.orelse, ast.Call))):
-                    continue
-            if isinstance(call, ast.IfExp):
-                q, other = self.qualify(call.body.func), self.qualify(call.orelse.func)
-                if q and other:
-                    from graphmend.analysis.dataflow import tensor_ctor  # dataflow imports this module
-                    if tensor_ctor(q) and tensor_ctor(other):
-                        ci.attr_ctors.setdefault(attr, q)
-                continue
-            q = self.qualify(call.func)
-            if q:
-                ci.attr_ctors.setdefault(attr, q)
-            if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-                ci.buffers.add(attr)
+            note_self_assign(self, ci, attr, call)
         for fi in self.all_functions:
             if fi.cls is None:
                 continue
@@ -453,6 +442,27 @@ def function_refs(fn: ast.AST) -> dict[str, list[ast.expr]]:
         elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in ref_values:
             other.add(n.id)
     return {k: v for k, v in refs.items() if k not in other}
+
+
+def note_self_assign(sym: "Symbols", ci: "ClassInfo", attr: str, value: ast.expr) -> None:
+    """What a store `self.<attr> = value` tells of the attribute: its constructor (`attr_ctors`, the
+    first store's), a parameter (`buffers`). A conditional expression is a constructor when both
+    arms are calls of tensor constructors (`torch.mean(...) if c else torch.tensor(0.0)`: torch-pca's
+    `noise_variance_`, realcode round 26)."""
+    if isinstance(value, ast.IfExp):
+        if not (isinstance(value.body, ast.Call) and isinstance(value.orelse, ast.Call)):
+            return
+        q, other = sym.qualify(value.body.func), sym.qualify(value.orelse.func)
+        if q and other:
+            from graphmend.analysis.dataflow import tensor_ctor  # dataflow imports this module
+            if tensor_ctor(q) and tensor_ctor(other):
+                ci.attr_ctors.setdefault(attr, q)
+        return
+    q = sym.qualify(value.func)
+    if q:
+        ci.attr_ctors.setdefault(attr, q)
+    if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+        ci.buffers.add(attr)
 
 
 def single_assignments(fn: ast.AST, neutral=None) -> dict[str, ast.expr]:
