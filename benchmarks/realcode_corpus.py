@@ -63,6 +63,9 @@ REQUIREMENTS = [
     "tensordict==0.15.3",
     # round 26
     "torch-pca==1.1.0", "heavyball==3.2.1", "torchjd==0.18.0", "torchbayesian==0.2.1", "torch-cgd==0.0.2",
+    # round 27 (torchdr imports matplotlib without declaring it)
+    "torch-kf==0.4.3", "torchrbf==1.0.0", "torchdr==0.5", "torch-optimi==0.3.3", "torch-levenberg-marquardt==1.2.3",
+    "matplotlib==3.11.2",
 ]
 
 
@@ -5509,6 +5512,297 @@ def _torch_cgd_games():
                        "real": torch.randn(8, 2, generator=g) + 1.0}
 
 
+# round 27: torch-kf 0.4.3, torchrbf 1.0.0, torchdr 0.5, torch-optimi 0.3.3 and
+# torch-levenberg-marquardt 1.2.3, code nobody tuned on, measured before anything was changed for it
+
+
+def _torch_kf_filter_smooth():
+    """torch-kf's constant-velocity Kalman filter (2-d positions, `constant_kalman_filter`) as its
+    README tracks a batch of signals: `filter` over 6 time steps of 4 noisy tracks, two of whose
+    measurements are NaN at some steps (those states not updated: the masked update path),
+    `return_all=True`, then the Rauch-Tung-Striebel smoother (`rts_smooth`); in a user function."""
+    import torch
+    from torch_kf import GaussianState
+    from torch_kf.ckf import constant_kalman_filter
+
+    cfg = dict(dim=2, order=1, measurement_std=0.5, process_std=0.1, steps=6, tracks=4, nan=[(1, 0), (3, 2)])
+    kf = constant_kalman_filter(0.5, 0.1, dim=2, order=1)
+
+    def track(measures, init):
+        state = GaussianState(torch.cat([init, torch.zeros(4, 2, 1)], dim=1),
+                              torch.eye(4).expand(4, 4, 4) * 10.0)
+        filtered = kf.filter(state, measures, update_first=True, return_all=True)
+        smoothed = kf.rts_smooth(filtered)
+        return filtered.mean, filtered.covariance, smoothed.mean, smoothed.covariance
+    g = torch.Generator().manual_seed(1)
+    truth = torch.cumsum(torch.randn(6, 4, 2, 1, generator=g) * 0.3, dim=0)
+    measures = truth + 0.5 * torch.randn(6, 4, 2, 1, generator=g)
+    measures[1, 0] = float("nan")
+    measures[3, 2] = float("nan")
+    return cfg, track, {"measures": measures, "init": measures[0].nan_to_num()}
+
+
+def _torch_kf_association():
+    """torch-kf's building blocks as a multi-object tracker uses them: a constant-acceleration model
+    with the Joseph-form update and the transposed inverse (`joseph_update=True, inv_t=True`);
+    `predict` of 5 tracks, `project` with the precision precomputed, the Mahalanobis distances
+    and log-likelihoods of every track to 6 detections, a greedy assignment by the smallest
+    distance gated at 3 sigma, `update` of the assigned tracks, and the steady-state covariance
+    (`steady_state_covariance(n=3, predicted=True)`); in a user function."""
+    import torch
+    from torch_kf import GaussianState, KalmanFilter
+    from torch_kf.ckf import constant_kalman_filter
+
+    cfg = dict(dim=2, order=2, measurement_std=0.3, process_std=0.2, joseph_update=True, inv_t=True, tracks=5,
+               detections=6, gate=3.0)
+    base = constant_kalman_filter(0.3, 0.2, dim=2, order=2)
+    kf = KalmanFilter(base.process_matrix, base.measurement_matrix, base.process_noise, base.measurement_noise,
+                      joseph_update=True, inv_t=True)
+
+    def associate(mean, detections):
+        state = GaussianState(mean, torch.eye(6).expand(5, 6, 6).clone())
+        state = kf.predict(state)
+        proj = kf.project(state, precompute_precision=True)
+        dist = proj[:, None].mahalanobis(detections[None])
+        ll = proj[:, None].log_likelihood(detections[None])
+        best = dist.argmin(dim=1)
+        matched = dist.gather(1, best[:, None])[:, 0] < 3.0
+        updated = kf.update(state[matched], detections[best[matched]], projection=proj[matched])
+        state[matched] = updated
+        return state.mean, state.covariance, dist, ll, kf.steady_state_covariance(n=3, predicted=True)
+    g = torch.Generator().manual_seed(1)
+    mean = torch.randn(5, 6, 1, generator=g)
+    det = torch.cat([mean[:4, :2] + 0.2 * torch.randn(4, 2, 1, generator=g), 10 * torch.randn(2, 2, 1, generator=g)])
+    return cfg, associate, {"mean": mean, "detections": det}
+
+
+def _torchrbf_global_grad():
+    """torchrbf's RBFInterpolator as scipy's RBFInterpolator is used, with the whole system solved at
+    construction: a thin-plate spline with a degree-1 polynomial and smoothing 1e-3, and a
+    Gaussian kernel (epsilon 2, degree 0), each built from 30 scattered 2-d samples of a
+    function with 2 outputs and evaluated at 10 query points, plus the gradient of the spline's
+    interpolant with respect to the query points (autograd through `forward`); in a user
+    function, float64."""
+    import torch
+    from torchrbf import RBFInterpolator
+
+    cfg = dict(samples=30, ndim=2, outputs=2, queries=10,
+               tps=dict(kernel="thin_plate_spline", degree=1, smoothing=1e-3),
+               gaussian=dict(kernel="gaussian", epsilon=2.0, degree=0), dtype="float64")
+
+    def interpolate(y, d, x):
+        tps = RBFInterpolator(y, d, kernel="thin_plate_spline", degree=1, smoothing=1e-3)
+        gau = RBFInterpolator(y, d, kernel="gaussian", epsilon=2.0, degree=0)
+        xq = x.clone().requires_grad_(True)
+        out = tps(xq)
+        (grad,) = torch.autograd.grad(out.sum(), xq)
+        return out.detach(), gau(x), grad
+    g = torch.Generator().manual_seed(1)
+    y = torch.rand(30, 2, generator=g, dtype=torch.float64)
+    d = torch.stack([torch.sin(3 * y[:, 0]) * y[:, 1], torch.cos(2 * y[:, 1])], dim=1)
+    return cfg, interpolate, {"y": y, "d": d, "x": torch.rand(10, 2, generator=g, dtype=torch.float64)}
+
+
+def _torchrbf_neighbors():
+    """torchrbf's local RBFInterpolator (`neighbors=6`): the nearest neighbours found by scipy's KD
+    tree (the default backend, queried on a numpy copy) for a multiquadric kernel (epsilon 1.5,
+    degree 1), and by `torch.cdist` with `topk` ('torch_dense') for a quintic kernel without a
+    polynomial (degree -1) and per-sample smoothing; each query's local system built and solved
+    in a batch; 40 scattered 3-d samples of a scalar function, 8 query points, in a user
+    function, float64."""
+    import torch
+    from torchrbf import RBFInterpolator
+
+    cfg = dict(samples=40, ndim=3, queries=8, neighbors=6,
+               kdtree=dict(kernel="multiquadric", epsilon=1.5, degree=1, neighbors_backend="scipy"),
+               dense=dict(kernel="quintic", degree=-1, neighbors_backend="torch_dense", smoothing="per-sample 1e-4"))
+    g = torch.Generator().manual_seed(1)
+    y = torch.rand(40, 3, generator=g, dtype=torch.float64)
+    d = (y ** 2).sum(dim=1, keepdim=True) + torch.sin(4 * y[:, :1])
+    kd = RBFInterpolator(y, d, neighbors=6, kernel="multiquadric", epsilon=1.5, degree=1)
+    dense = RBFInterpolator(y, d, neighbors=6, neighbors_backend="torch_dense", kernel="quintic", degree=-1,
+                            smoothing=torch.full((40,), 1e-4, dtype=torch.float64))
+
+    def interpolate(x):
+        return kd(x), dense(x)
+    return cfg, interpolate, {"x": torch.rand(8, 3, generator=g, dtype=torch.float64)}
+
+
+def _torchdr_points():
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    y = torch.arange(30) % 3
+    return torch.randn(30, 5, generator=g) + 2.0 * y[:, None], y
+
+
+def _torchdr_affinities():
+    """torchdr's affinities as its neighbour embeddings compute them, on 30 points of 5 features in
+    3 shifted clusters: EntropicAffinity (perplexity 5, dense: the per-point bandwidths found by
+    torchdr's binary search on the entropy), SinkhornAffinity (eps 1, the doubly stochastic
+    scaling iterated to its tolerance), UMAPAffinity (5 neighbours, dense: the bandwidths
+    root-searched on the sum of memberships), SelfTuningAffinity (K 5) and
+    NormalizedGaussianAffinity (sigma 1), each called on the points in a user function."""
+    import torchdr
+
+    cfg = dict(points=30, features=5, clusters=3, entropic=dict(perplexity=5, sparsity=False),
+               sinkhorn=dict(eps=1.0), umap=dict(n_neighbors=5, sparsity=False), self_tuning=dict(K=5),
+               normalized_gaussian=dict(sigma=1.0))
+    affs = [torchdr.EntropicAffinity(perplexity=5, sparsity=False), torchdr.SinkhornAffinity(eps=1.0),
+            torchdr.UMAPAffinity(n_neighbors=5, sparsity=False), torchdr.SelfTuningAffinity(K=5),
+            torchdr.NormalizedGaussianAffinity(sigma=1.0)]
+
+    def run(X):
+        return [a(X) for a in affs]
+    X, _ = _torchdr_points()
+    return cfg, run, {"X": X}
+
+
+def _torchdr_tsne_umap_eval():
+    """torchdr's neighbour embeddings as its README runs them, then its evaluation metrics: TSNE
+    (perplexity 5, PCA init, 20 iterations with early exaggeration, `random_state=0`) and UMAP
+    (5 neighbours, 10 iterations of negative sampling, `random_state=0`), both with the torch
+    backend (`backend=None`), `fit_transform` on 30 points of 5 features in 3 clusters, then
+    `silhouette_score` of the t-SNE embedding, `knn_label_accuracy` (k 5) and the UMAP
+    embedding's `neighborhood_preservation` (K 5); in a user function."""
+    import torchdr
+
+    cfg = dict(points=30, features=5, clusters=3, tsne=dict(perplexity=5, max_iter=20, random_state=0),
+               umap=dict(n_neighbors=5, max_iter=10, random_state=0), backend=None, k=5)
+    tsne = torchdr.TSNE(n_components=2, perplexity=5, max_iter=20, random_state=0, backend=None)
+    umap = torchdr.UMAP(n_neighbors=5, max_iter=10, random_state=0, backend=None)
+
+    def embed(X, y):
+        z = tsne.fit_transform(X)
+        z2 = umap.fit_transform(X)
+        return (z, z2, torchdr.silhouette_score(z, y), torchdr.knn_label_accuracy(z, y, k=5, backend=None),
+                torchdr.neighborhood_preservation(X, z2, K=5))
+    X, y = _torchdr_points()
+    return cfg, embed, {"X": X, "y": y}
+
+
+def _optimi_adan_ranger_train():
+    """torch-optimi's Adan (weight decay, the for-loop implementation) and Ranger (RAdam with
+    lookahead every 2 steps, decoupled weight decay) on two copies of a user's MLP, three
+    training steps each (MSE, backward, `optimizer.step()`, `zero_grad`) in a user function;
+    batch 8 of 6 features."""
+    import torch
+    from optimi import Adan, Ranger
+
+    cfg = dict(features=6, hidden=16, batch=8, adan=dict(lr=1e-2, weight_decay=1e-2, foreach=False),
+               ranger=dict(lr=1e-2, k=2, weight_decay=1e-2, foreach=False), steps=3)
+    m1, m2 = _sf_model(), _sf_model()
+    o1 = Adan(m1.parameters(), lr=1e-2, weight_decay=1e-2, foreach=False)
+    o2 = Ranger(m2.parameters(), lr=1e-2, k=2, weight_decay=1e-2, foreach=False)
+
+    def train(x, y):
+        out = []
+        for m, o in ((m1, o1), (m2, o2)):
+            for _ in range(3):
+                loss = torch.nn.functional.mse_loss(m(x), y)
+                loss.backward()
+                o.step()
+                o.zero_grad()
+                out.append(loss.detach())
+        return out, _params_of(m1), _params_of(m2)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _optimi_stableadamw_bf16():
+    """torch-optimi's low-precision training as its docs describe it: StableAdamW on a user's MLP in
+    bfloat16 (Kahan summation switched on automatically, the foreach implementation, the
+    per-tensor update clipping by the RMS of grad^2/v), RAdam (decoupled weight decay, `max_lr`
+    with `decouple_lr`) and Lion on float32 copies, two training steps each, in a user function;
+    batch 8 of 6 features."""
+    import torch
+    from optimi import RAdam, Lion, StableAdamW
+
+    cfg = dict(features=6, hidden=16, batch=8, stableadamw=dict(lr=1e-2, foreach=True, dtype="bfloat16"),
+               radam=dict(lr=1e-2, weight_decay=1e-3, decouple_wd=True, decouple_lr=True, max_lr=1e-2),
+               lion=dict(lr=1e-3, weight_decay=1e-2), steps=2)
+    m1, m2, m3 = _sf_model().to(torch.bfloat16), _sf_model(), _sf_model()
+    o1 = StableAdamW(m1.parameters(), lr=1e-2, foreach=True)
+    o2 = RAdam(m2.parameters(), lr=1e-2, weight_decay=1e-3, decouple_wd=True, decouple_lr=True, max_lr=1e-2)
+    o3 = Lion(m3.parameters(), lr=1e-3, weight_decay=1e-2)
+
+    def train(x, y):
+        out = []
+        for m, o in ((m1, o1), (m2, o2), (m3, o3)):
+            for _ in range(2):
+                xm = x.to(next(m.parameters()).dtype)
+                loss = torch.nn.functional.mse_loss(m(xm).float(), y)
+                loss.backward()
+                o.step()
+                o.zero_grad()
+                out.append(loss.detach())
+        return out, _params_of(m1), _params_of(m2), _params_of(m3)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(8, 6, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _lm_regression_train():
+    """torch-levenberg-marquardt's LevenbergMarquardtModule as its README fits a curve: a user's
+    small MLP (1-8-1, tanh) on 20 samples of a noisy sine, MSE residuals, the Jacobian per sample
+    by `vmap(jacrev(...))` of a `functional_call`, the Gauss-Newton system J'J (overdetermined)
+    solved by QR with the standard damping strategy, up to 10 attempts per step (the damping
+    raised after a rejected update, the loss compared before accepting); three
+    `training_step`s in a user function."""
+    import torch
+    from torch_levenberg_marquardt.training import LevenbergMarquardtModule
+
+    torch.manual_seed(0)
+    cfg = dict(model="1-8-1 tanh", samples=20, solve_method="qr", attempts_per_step=10, use_vmap=True, steps=3)
+    model = torch.nn.Sequential(torch.nn.Linear(1, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    lm = LevenbergMarquardtModule(model)
+
+    def fit(x, y):
+        out = []
+        for _ in range(3):
+            outputs, loss, stop, logs = lm.training_step(x, y)
+            out.append((loss, stop, logs["damping"], logs["attempts"]))
+        return out, lm.flat_params.clone()
+    g = torch.Generator().manual_seed(1)
+    x = torch.linspace(-2, 2, 20)[:, None]
+    return cfg, fit, {"x": x, "y": torch.sin(2 * x) + 0.05 * torch.randn(20, 1, generator=g)}
+
+
+def _lm_classifier_sliced_train():
+    """torch-levenberg-marquardt on a classifier with its memory options: a user's MLP (4-6-3) on
+    cross entropy (`CrossEntropyLoss`, residuals through `LossWrapper`), a random subset of 20
+    parameters selected per step (`RandomSelectionStrategy`), the batch of 12 sliced by 4
+    (`max_batch_size`) so that the under-determined system J J' is assembled slice by slice,
+    the Jacobian by `jacrev` without vmap, solved by Cholesky; a second module on MSE with the
+    over-determined sliced path (`solve` method); two `training_step`s each, in a user
+    function."""
+    import torch
+    from torch_levenberg_marquardt.loss import CrossEntropyLoss, MSELoss
+    from torch_levenberg_marquardt.selection import RandomSelectionStrategy
+    from torch_levenberg_marquardt.training import LevenbergMarquardtModule
+
+    torch.manual_seed(0)
+    cfg = dict(classifier=dict(model="4-6-3", batch=12, max_batch_size=4, subset=20, solve_method="cholesky",
+                               use_vmap=False),
+               regressor=dict(model="4-3-1", batch=12, max_batch_size=4, solve_method="solve"), steps=2)
+    clf = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.ReLU(), torch.nn.Linear(6, 3))
+    reg = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh(), torch.nn.Linear(3, 1))
+    lm_c = LevenbergMarquardtModule(clf, loss_fn=CrossEntropyLoss(), solve_method="cholesky", use_vmap=False,
+                                    max_batch_size=4,
+                                    param_selection_strategy=RandomSelectionStrategy(clf.parameters(), 20))
+    lm_r = LevenbergMarquardtModule(reg, loss_fn=MSELoss(), solve_method="solve", max_batch_size=4)
+
+    def fit(x, c, y):
+        out = []
+        for _ in range(2):
+            out.append(lm_c.training_step(x, c)[1:3])
+            out.append(lm_r.training_step(x, y)[1:3])
+        return out, lm_c.flat_params.clone(), lm_r.flat_params.clone()
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(12, 4, generator=g)
+    return cfg, fit, {"x": x, "c": torch.randint(0, 3, (12,), generator=g),
+                      "y": x[:, :1] * x[:, 1:2] + 0.1 * torch.randn(12, 1, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -5562,6 +5856,12 @@ _HEAVYBALL = ["heavyball"]
 _TORCHJD = ["torchjd/aggregation", "torchjd/scalarization", "torchjd/_linalg"]
 _TORCHBAYESIAN = ["torchbayesian/bnn"]
 _TORCH_CGD = ["torch_cgd"]
+_TORCH_KF = ["torch_kf"]
+_TORCHRBF = ["torchrbf/RBFInterpolator.py", "torchrbf/radial_fn.py"]
+_TORCHDR = ["torchdr/" + f for f in ("affinity", "neighbor_embedding", "eval", "utils", "spectral_embedding",
+                                     "distance/base.py", "base.py", "affinity_matcher.py")]
+_OPTIMI = ["optimi"]
+_TLM = ["torch_levenberg_marquardt/" + f for f in ("training.py", "damping.py", "loss.py", "selection.py", "tree.py")]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
                                           "nn/common.py", "nn/probabilistic.py", "nn/sequence.py", "nn/utils.py",
                                           "nn/distributions")]
@@ -6172,4 +6472,35 @@ ENTRIES = {e.name: e for e in [
     Entry("torch-cgd-games", "torch_cgd", "torch-cgd==0.0.2",
           "CGD (explicit mixed Hessians, torch.linalg) general-sum, CGD_CG zero-sum, ACGD with CG: one step each",
           _torch_cgd_games, _TORCH_CGD, grad=True, training=True, scope="module"),
+    # round 27
+    Entry("torch-kf-filter-smooth", "torch_kf", "torch-kf==0.4.3",
+          "constant-velocity KalmanFilter.filter over tracks with NaN measures (return_all), then rts_smooth",
+          _torch_kf_filter_smooth, _TORCH_KF, scope="module"),
+    Entry("torch-kf-association", "torch_kf", "torch-kf==0.4.3",
+          "constant-acceleration Joseph-form KF: predict, project, Mahalanobis gating, update, steady-state covariance",
+          _torch_kf_association, _TORCH_KF, scope="module"),
+    Entry("torchrbf-global-grad", "torchrbf", "torchrbf==1.0.0",
+          "RBFInterpolator thin-plate spline (degree 1, smoothing) and Gaussian: build, evaluate, grad of the queries",
+          _torchrbf_global_grad, _TORCHRBF, grad=True, scope="module"),
+    Entry("torchrbf-neighbors", "torchrbf", "torchrbf==1.0.0",
+          "RBFInterpolator with 6 neighbours (scipy KD tree, multiquadric; torch_dense, quintic): batched local solves",
+          _torchrbf_neighbors, _TORCHRBF, scope="module"),
+    Entry("torchdr-affinities", "torchdr", "torchdr==0.5",
+          "EntropicAffinity (binary search), Sinkhorn, UMAP, SelfTuning, NormalizedGaussian affinities of 30 points",
+          _torchdr_affinities, _TORCHDR, scope="module"),
+    Entry("torchdr-tsne-umap-eval", "torchdr", "torchdr==0.5",
+          "TSNE and UMAP fit_transform (torch backend, 20 and 10 iterations), silhouette, kNN accuracy, neighbourhoods",
+          _torchdr_tsne_umap_eval, _TORCHDR, grad=True, scope="module"),
+    Entry("optimi-adan-ranger-train", "optimi", "torch-optimi==0.3.3",
+          "optimi Adan (weight decay) and Ranger (lookahead every 2 steps): three training steps each",
+          _optimi_adan_ranger_train, _OPTIMI, grad=True, training=True, scope="module"),
+    Entry("optimi-stableadamw-bf16", "optimi", "torch-optimi==0.3.3",
+          "optimi StableAdamW on bfloat16 (Kahan summation, foreach), RAdam (decouple_lr), Lion: two steps each",
+          _optimi_stableadamw_bf16, _OPTIMI, grad=True, training=True, scope="module"),
+    Entry("lm-regression-train", "torch_levenberg_marquardt", "torch-levenberg-marquardt==1.2.3",
+          "LevenbergMarquardtModule (vmap jacrev Jacobian, QR, standard damping, 10 attempts): three training steps",
+          _lm_regression_train, _TLM, grad=True, training=True, scope="module"),
+    Entry("lm-classifier-sliced-train", "torch_levenberg_marquardt", "torch-levenberg-marquardt==1.2.3",
+          "LM on cross entropy (random parameter subset, sliced J J', Cholesky) and sliced MSE (solve): two steps each",
+          _lm_classifier_sliced_train, _TLM, grad=True, training=True, scope="module"),
 ]}
