@@ -71,6 +71,17 @@ def run(case, time: torch.Tensor, k: int = 2):
         for j in range(2):
             out.append(time[rows[j]])  # reported: breaks only when `rows.dim() == 1`
         return torch.stack(out)
+    if case == "stated-rank":
+        table = torch.stack([order, order])
+        assert table.dim() == 2 and time.dim() == 1
+        out = []
+        for j in range(2):
+            out.append(time[table[j]])  # not reported: the assert states `table` is 2-d
+        return torch.stack(out)
+    if case == "stated-1d":
+        seq = order.clone()
+        n, = seq.shape
+        return time[seq[k]] * 7  # reported: `n, = seq.shape` states it is 1-d
     if case == "batch-loop":
         rows = torch.stack([order, order])
         grid = torch.stack([time, time])
@@ -83,7 +94,7 @@ def run(case, time: torch.Tensor, k: int = 2):
 '''
 
 CASES = ["randperm", "range", "while", "int-parameter", "flattened", "literal", "row", "nonzero", "tuple",
-         "loop-row", "batch-loop", "slice"]
+         "loop-row", "stated-rank", "stated-1d", "batch-loop", "slice"]
 
 
 def _block(case: str) -> tuple[range, list[int]]:

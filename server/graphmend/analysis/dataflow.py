@@ -57,7 +57,9 @@ STATIC_METHODS = frozenset({
 })
 SCALAR_METHODS = frozenset({"item", "tolist", "numpy"})
 # Tensor attributes that are tensors.
-TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag", "grad"})
+# `values`, `indices`: of the (values, indices) tuple a reduction over a dim gives (`dist.min(dim=1)
+# .values < 3.0`, torch-kf's association, realcode round 27), which the walk takes for a tensor
+TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag", "grad", "values", "indices"})
 # Methods whose presence on a name is evidence that it is a tensor.
 TENSOR_EVIDENCE = frozenset({
     "view", "reshape", "transpose", "permute", "contiguous", "masked_fill", "masked_fill_",
@@ -823,7 +825,10 @@ class Env:
         if q:
             tf = _torch_func(q)
             if q.startswith(TORCH_STATIC_SUBMODULES):
-                return Kind.STATIC
+                # torch.utils._foreach_utils groups tensors (`_group_tensors_by_device_and_dtype`,
+                # what optimizers' foreach steps iterate; optimi's StableAdamW, realcode round 27):
+                # what it gives holds tensors, not static values
+                return Kind.UNKNOWN if q.startswith("torch.utils._foreach_utils.") else Kind.STATIC
             if tf is not None:
                 if tf in TORCH_DATA_BOOL:
                     return Kind.DATA  # a Python bool read from tensor values (Dynamo breaks at the call)

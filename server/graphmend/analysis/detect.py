@@ -184,6 +184,7 @@ class FunctionWalker:
         self._items: dict[str, tuple[ast.expr, int]] = {}
         self._ints: Optional[frozenset[str]] = None  # int_names, when needed
         self._single: Optional[dict[str, ast.expr]] = None  # single_assignments, for rank_hint
+        self._ranks: Optional[dict[str, int]] = None  # stated_ranks, for rank_hint
         self._reshaped: set[str] = set()
         self._blocks: list[int] = []  # id() of the statement lists being walked, outermost first
         self._maybe_none: Optional[set[str]] = None  # maybe_none_names, when needed
@@ -400,7 +401,11 @@ class FunctionWalker:
             if e.id in self._reshaped:
                 return None
             value = self._single.get(e.id)
-            return _rank_of(value) if isinstance(value, ast.Call) else None
+            if isinstance(value, ast.Call) and (rank := _rank_of(value)) is not None:
+                return rank
+            if self._ranks is None:
+                self._ranks = stated_ranks(self.fi.node)
+            return self._ranks.get(e.id)
         return _rank_of(e) if isinstance(e, ast.Call) else None
 
     def tensor_item(self, e: ast.expr, comp_items: dict[int, ast.expr]) -> Optional[ast.expr]:
@@ -602,6 +607,8 @@ class FunctionWalker:
         none_body, none_else = _none_tests(s.test)
         self.assume_none(none_body)
         is_tensor, not_tensor = _tensor_tests(s.test, self.symbols)
+        # `if isinstance(a, Tensor) or isinstance(b, Tensor):`: where it is false, neither is one
+        none_tensor = _any_tensor_tests(s.test, self.symbols)
         for name in is_tensor:
             self.env.kinds[name] = Kind.TENSOR  # `if torch.is_tensor(x):` / `isinstance(x, Tensor)`
         for name in not_tensor:
@@ -627,7 +634,7 @@ class FunctionWalker:
         # the else side does not see the body's arrays (POT's `if m is None: m = np.min(...)` then
         # `elif m < 0:`, a number there); after the if, a name either side made an array may be one
         numpy_body, self._numpy_names = self._numpy_names, numpy_before
-        for name in [*is_tensor, *_not_tensor_unless(s.test, self.symbols, True, self.fi.node)]:
+        for name in [*is_tensor, *none_tensor, *_not_tensor_unless(s.test, self.symbols, True, self.fi.node)]:
             # the else side: not a tensor (gpytorch's dtype-or-tensor argument; pomegranate's
             # `isinstance(parameter, vector)`, `vector = (numpy.ndarray, torch.Tensor, ...)`)
             if self.env.kinds.get(name) is Kind.TENSOR:
@@ -641,7 +648,14 @@ class FunctionWalker:
         if isinstance(s.test, ast.Compare) and len(none_body) == 1:
             self.record_none_split(none_body[0], after_body, self.env.kinds)
         self.facts = self.facts.merged(s.test if static_test else None, after_body, facts_body, self.env.kinds)
+        kept = {n: self.env.kinds[n] for n in [*is_tensor, *none_tensor] if n in self.env.kinds}
         self.env.merge(after_body)
+        if kept and always_exits(s.body) and not always_exits(s.orelse):
+            # the body returns or raises: after the if, only the else side's values go on
+            # (torchdr's `check_neighbor_param`: a tensor branch that returns, then `if n_samples
+            # <= 1: raise` on Python ints; the parameters' `.device` read in that branch is no
+            # evidence below it; realcode round 27)
+            self.env.kinds.update(kept)
 
     # --- values that depend on whether an optional argument is None ------------------------------
     # `if cache_position is not None: past = cache_position[0] (a tensor) else: past = 0` and,
@@ -1573,6 +1587,20 @@ def _tensor_tests(test: ast.expr, symbols: Symbols) -> tuple[list[str], list[str
     return [], []
 
 
+def _any_tensor_tests(test: ast.expr, symbols: Symbols) -> list[str]:
+    """Names an `or` of tensor tests (`isinstance(a, Tensor) or torch.is_tensor(b)`) proves no
+    tensors where it is false."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
+        return []
+    out = []
+    for v in test.values:
+        yes, _ = _tensor_tests(v, symbols)
+        if not yes:
+            return []  # another kind of test: where the `or` is false, that proves nothing of it
+        out += yes
+    return out
+
+
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 
@@ -1827,6 +1855,60 @@ _INPLACE_RESHAPES = frozenset({"squeeze_", "unsqueeze_", "resize_", "t_", "trans
 # calls that give a tuple (or list) of tensors: an element of what they give is a tensor, not a number
 _TUPLE_RESULTS = frozenset({"sort", "topk", "unbind", "split", "chunk", "tensor_split", "meshgrid", "eig", "eigh",
                             "qr", "svd", "slogdet", "lu", "sort_by", "aminmax", "histogram", "frexp"})
+
+
+def stated_ranks(fn: ast.AST) -> dict[str, int]:
+    """Ranks the function states of its parameters and locals: `assert x.dim() == 2` (`x.ndim`,
+    also a conjunct of the assert), `a, b = x.shape` (or `x.size()`); a name stated two ways is
+    left out. pytorch-crf's `_compute_score`: `assert emissions.dim() == 3 and tags.dim() == 2`,
+    then `self.start_transitions[tags[0]]` takes a row."""
+    found: dict[str, set[int]] = {}
+
+    def rank_test(t: ast.expr) -> None:
+        if isinstance(t, ast.BoolOp) and isinstance(t.op, ast.And):
+            for v in t.values:
+                rank_test(v)
+            return
+        if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq)):
+            return
+        left, right = t.left, t.comparators[0]
+        if isinstance(left, ast.Constant):
+            left, right = right, left
+        if not (isinstance(right, ast.Constant) and type(right.value) is int):
+            return
+        if isinstance(left, ast.Call) and not left.args and isinstance(left.func, ast.Attribute) \
+                and left.func.attr in ("dim", "ndimension"):
+            left = left.func.value
+        elif isinstance(left, ast.Attribute) and left.attr == "ndim":
+            left = left.value
+        else:
+            return
+        if isinstance(left, ast.Name):
+            found.setdefault(left.id, set()).add(right.value)
+
+    for st in _statements(getattr(fn, "body", [])):
+        if isinstance(st, ast.Assert):
+            rank_test(st.test)
+        elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Tuple) \
+                and not any(isinstance(x, ast.Starred) for x in st.targets[0].elts):
+            v = st.value
+            if isinstance(v, ast.Call) and not v.args and not v.keywords and isinstance(v.func, ast.Attribute) \
+                    and v.func.attr == "size":
+                v = v.func.value
+            elif isinstance(v, ast.Attribute) and v.attr == "shape":
+                v = v.value
+            else:
+                continue
+            if isinstance(v, ast.Name):
+                found.setdefault(v.id, set()).add(len(st.targets[0].elts))
+    if not found:
+        return {}
+    stores: dict[str, int] = {}
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    # a name bound again may have another rank where it is used
+    return {k: next(iter(v)) for k, v in found.items() if len(v) == 1 and stores.get(k, 0) <= 1}
 
 
 def _rank_of(c: ast.Call):
