@@ -20,7 +20,7 @@ from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
                                         bound_only_to, lineage, method_aliases, overrides, param_defaults,
-                                        single_assignments, statement_targets)
+                                        registered_name, single_assignments, statement_targets)
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -1015,6 +1015,14 @@ class FunctionWalker:
         stores = 0
         for fi in cls.methods.values():
             for st in _statements(fi.node.body):
+                if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and registered_name(st.value) == e.attr:
+                    # `self.register_buffer("mask_", mask)`, `mask` a boolean expression or a local
+                    # bound once to one (torchdr's UMAP `mask_affinity_in_`, realcode round 27)
+                    value = st.value.args[1] if len(st.value.args) > 1 else None
+                    if value is None or not boolean_expr(value, lambda n, fi=fi: n.id in bool_mask_names(fi.node)):
+                        return False
+                    stores += 1
+                    continue
                 targets = st.targets if isinstance(st, ast.Assign) else \
                     [st.target] if isinstance(st, (ast.AnnAssign, ast.AugAssign)) else []
                 for t in targets:
