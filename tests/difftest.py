@@ -150,3 +150,25 @@ def case_block(source: str, case: str) -> tuple[range, list[int]]:
     end = next((i for i, s in enumerate(lines[start:], start + 1) if s.strip().startswith(("if case ==", "return"))),
                len(lines))
     return range(start, end), [i for i in range(start, end) if lines[i - 1].endswith("# reported")]
+
+
+def _reported(lines: list[str], span: range) -> list[int]:
+    return [i for i in span if "# reported" in lines[i - 1]]
+
+
+def case_span(source: str, case: str, until: tuple = ("if case ==",)) -> tuple[range, list[int]]:
+    """The lines of the `if case == "<case>":` block of a test's source, its returns included (up to
+    the next line that starts with one of `until`), and those of them marked `# reported` (the
+    comment may go on: `# reported: breaks only when ...`)."""
+    lines = source.splitlines()
+    start = next(i for i, s in enumerate(lines, 1) if s.strip() == f'if case == "{case}":')
+    end = next((i for i, s in enumerate(lines[start:], start + 1) if s.strip().startswith(until)), len(lines) + 1)
+    return range(start, end), _reported(lines, range(start, end))
+
+
+def function_span(source: str, name: str) -> tuple[range, list[int]]:
+    """The lines of the top-level `def <name>(` up to the next one, and those marked `# reported`."""
+    lines = source.splitlines()
+    start = next(i for i, s in enumerate(lines, 1) if s.startswith(f"def {name}("))
+    end = next((i for i, s in enumerate(lines[start:], start + 1) if s.startswith("def ")), len(lines) + 1)
+    return range(start, end), _reported(lines, range(start, end))

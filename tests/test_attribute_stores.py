@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
+from difftest import case_span, load_module
 from graphmend.analysis import analyze_source
 from graphmend.config import Settings
 from test_callers import logged_break_lines
@@ -65,14 +65,6 @@ def k_big(x):
 CASES = ["conditional-expression", "local", "one-arm-none", "local-bound-twice"]
 
 
-def _block(case: str) -> tuple[range, list[int]]:
-    lines = SOURCE.splitlines()
-    start = next(i for i, s in enumerate(lines, 1) if s.strip() == f'if case == "{case}":')
-    end = next((i for i, s in enumerate(lines[start:], start + 1) if s.strip().startswith(("if case ==", "return x /"))),
-               len(lines) + 1)
-    return range(start, end), [i for i in range(start, end) if lines[i - 1].endswith("# reported")]
-
-
 @pytest.fixture(scope="module")
 def findings():
     return analyze_source(SOURCE, "attribute_stores.py", Settings(scope="module")).findings
@@ -80,7 +72,7 @@ def findings():
 
 @pytest.mark.parametrize("case", CASES)
 def test_an_attribute_stored_outside_init(case, findings, tmp_path):
-    block, reported = _block(case)
+    block, reported = case_span(SOURCE, case, ("if case ==", "return x /"))
     assert sorted(f.span.start.line for f in findings if f.span.start.line in block) == reported, (case, findings)
     mod = load_module(SOURCE, tmp_path, "attribute_stores")
     pca = mod.PCA().fit(torch.rand(8) + 0.5, 2)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
+from difftest import case_span, load_module
 from graphmend.analysis import analyze_source
 from graphmend.config import Settings
 from test_callers import logged_break_lines
@@ -48,14 +48,6 @@ def run(case, lambda_: torch.Tensor, V: torch.Tensor):
 CASES = ["branch", "slice", "numbers", "shape"]
 
 
-def _block(case: str) -> tuple[range, list[int]]:
-    lines = SOURCE.splitlines()
-    start = next(i for i, s in enumerate(lines, 1) if s.strip() == f'if case == "{case}":')
-    end = next((i for i, s in enumerate(lines[start:], start + 1) if s.strip().startswith("if case ==")),
-               len(lines) + 1)
-    return range(start, end), [i for i in range(start, end) if lines[i - 1].endswith("# reported")]
-
-
 @pytest.fixture(scope="module")
 def findings():
     return analyze_source(SOURCE, "builtin_sum.py", Settings(scope="module")).findings
@@ -63,7 +55,7 @@ def findings():
 
 @pytest.mark.parametrize("case", CASES)
 def test_builtin_sum_of_a_tensor(case, findings, tmp_path):
-    block, reported = _block(case)
+    block, reported = case_span(SOURCE, case)
     assert sorted(f.span.start.line for f in findings if f.span.start.line in block) == reported, (case, findings)
     mod = load_module(SOURCE, tmp_path, "builtin_sum")
     broke = logged_break_lines(mod.run, case, torch.tensor([0.5, 0.05, 0.7]), torch.randn(3, 3), path=mod.__file__)

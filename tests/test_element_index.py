@@ -23,7 +23,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
+from difftest import case_span, load_module
 from graphmend.analysis import analyze_source
 from graphmend.config import Settings
 from test_callers import logged_break_lines
@@ -97,15 +97,6 @@ CASES = ["randperm", "range", "while", "int-parameter", "flattened", "literal", 
          "loop-row", "stated-rank", "stated-1d", "batch-loop", "slice"]
 
 
-def _block(case: str) -> tuple[range, list[int]]:
-    """The lines of the `if case == ...:` block, its returns included, and those marked `# reported`."""
-    lines = SOURCE.splitlines()
-    start = next(i for i, s in enumerate(lines, 1) if s.strip() == f'if case == "{case}":')
-    end = next((i for i, s in enumerate(lines[start:], start + 1) if s.strip().startswith("if case ==")),
-               len(lines) + 1)
-    return range(start, end), [i for i in range(start, end) if "# reported" in lines[i - 1]]
-
-
 @pytest.fixture(scope="module")
 def findings():
     return analyze_source(SOURCE, "element_index.py", Settings(scope="module")).findings
@@ -113,7 +104,7 @@ def findings():
 
 @pytest.mark.parametrize("case", CASES)
 def test_an_element_of_a_tensor_as_an_index(case, findings, tmp_path):
-    block, reported = _block(case)
+    block, reported = case_span(SOURCE, case)
     lines = SOURCE.splitlines()
     (marked,) = [n for n in block if "reported" in lines[n - 1]]  # the case's element index
     here = [f for f in findings if f.span.start.line in block and "an element of" in f.message]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
+from difftest import function_span, load_module
 from graphmend.analysis import analyze_source
 from graphmend.config import Settings
 from test_callers import logged_break_lines
@@ -66,13 +66,6 @@ FUNCTIONS = {"comparison": "helper", "annotated": "gather", "index": "take", "re
              "two-calls": "helper"}
 
 
-def _block(name: str) -> tuple[range, list[int]]:
-    lines = SOURCE.splitlines()
-    start = next(i for i, s in enumerate(lines, 1) if s.startswith(f"def {name}("))
-    end = next(i for i, s in enumerate(lines[start:], start + 1) if s.startswith("def "))
-    return range(start, end), [i for i in range(start, end) if lines[i - 1].endswith("# reported")]
-
-
 @pytest.fixture(scope="module")
 def findings():
     found = analyze_source(SOURCE, "mask_callers.py", Settings(scope="module")).findings
@@ -81,7 +74,7 @@ def findings():
 
 @pytest.mark.parametrize("case", list(FUNCTIONS))
 def test_a_mask_passed_to_a_helper(case, findings, tmp_path):
-    block, reported = _block(FUNCTIONS[case])
+    block, reported = function_span(SOURCE, FUNCTIONS[case])
     mod = load_module(SOURCE, tmp_path, "mask_callers")
     broke = logged_break_lines(mod.run, case, torch.randn(5), torch.randn(5), path=mod.__file__)
     assert sorted(n for n in broke if n in block) == reported, (case, broke)
@@ -94,7 +87,7 @@ def test_a_mask_passed_to_a_helper(case, findings, tmp_path):
 
 
 def test_the_finding_names_the_mask_and_its_caller(findings):
-    block, _ = _block("gather")
+    block, _ = function_span(SOURCE, "gather")
     (note,) = [note for _, line, note in findings if line in block]
     call = next(i for i, s in enumerate(SOURCE.splitlines(), 1) if "gather(t, ~done)" in s)
     assert note == f"`idx` is a boolean mask here: `run()` passes `~done` (line {call})"

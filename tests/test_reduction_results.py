@@ -19,7 +19,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
+from difftest import case_span, load_module
 from graphmend.analysis import analyze_source
 from graphmend.config import Settings
 from test_callers import logged_break_lines
@@ -49,14 +49,6 @@ def run(case, mean: torch.Tensor, dist: torch.Tensor):
 CASES = ["values-mask", "indices-shape", "foreach-groups"]
 
 
-def _block(case: str) -> tuple[range, list[int]]:
-    lines = SOURCE.splitlines()
-    start = next(i for i, s in enumerate(lines, 1) if s.strip() == f'if case == "{case}":')
-    end = next((i for i, s in enumerate(lines[start:], start + 1) if s.strip().startswith("if case ==")),
-               len(lines) + 1)
-    return range(start, end), [i for i in range(start, end) if lines[i - 1].endswith("# reported")]
-
-
 @pytest.fixture(scope="module")
 def findings():
     return analyze_source(SOURCE, "reduction_results.py", Settings(scope="module")).findings
@@ -64,7 +56,7 @@ def findings():
 
 @pytest.mark.parametrize("case", CASES)
 def test_reduction_results_hold_tensors(case, findings, tmp_path):
-    block, reported = _block(case)
+    block, reported = case_span(SOURCE, case)
     assert sorted(f.span.start.line for f in findings if f.span.start.line in block) == reported, (case, findings)
     mod = load_module(SOURCE, tmp_path, "reduction_results")
     broke = logged_break_lines(mod.run, case, torch.randn(4, 3), torch.rand(4, 5) * 6, path=mod.__file__)

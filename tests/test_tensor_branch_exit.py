@@ -20,7 +20,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
+from difftest import function_span, load_module
 from graphmend.analysis import analyze_source
 from graphmend.config import Settings
 from test_callers import logged_break_lines
@@ -68,13 +68,6 @@ def run(case, n):
 CASES = {"either": ("either", 5), "single": ("single", 5), "no-exit": ("no_exit", torch.tensor(5))}
 
 
-def _block(name: str) -> tuple[range, list[int]]:
-    lines = SOURCE.splitlines()
-    start = next(i for i, s in enumerate(lines, 1) if s.startswith(f"def {name}("))
-    end = next(i for i, s in enumerate(lines[start:], start + 1) if s.startswith("def "))
-    return range(start, end), [i for i in range(start, end) if lines[i - 1].endswith("# reported")]
-
-
 @pytest.fixture(scope="module")
 def findings():
     return analyze_source(SOURCE, "tensor_branch_exit.py", Settings(scope="module")).findings
@@ -83,7 +76,7 @@ def findings():
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_tensor_branch_that_exits(case, findings, tmp_path):
     name, arg = CASES[case]
-    block, reported = _block(name)
+    block, reported = function_span(SOURCE, name)
     assert sorted(f.span.start.line for f in findings if f.span.start.line in block) == reported, (case, findings)
     mod = load_module(SOURCE, tmp_path, "tensor_branch_exit")
     broke = logged_break_lines(mod.run, case, arg, path=mod.__file__)

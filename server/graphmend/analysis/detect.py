@@ -1865,6 +1865,14 @@ _TUPLE_RESULTS = frozenset({"sort", "topk", "unbind", "split", "chunk", "tensor_
                             "qr", "svd", "slogdet", "lu", "sort_by", "aminmax", "histogram", "frexp"})
 
 
+def _owner(e: ast.expr, methods: tuple, attrs: tuple) -> Optional[ast.expr]:
+    """`x` of `x.m()` (m one of `methods`, no arguments) or of `x.a` (a one of `attrs`), else None."""
+    if isinstance(e, ast.Call) and not e.args and not e.keywords and isinstance(e.func, ast.Attribute) \
+            and e.func.attr in methods:
+        return e.func.value
+    return e.value if isinstance(e, ast.Attribute) and e.attr in attrs else None
+
+
 def stated_ranks(fn: ast.AST) -> dict[str, int]:
     """Ranks the function states of its parameters and locals: `assert x.dim() == 2` (`x.ndim`,
     also a conjunct of the assert), `a, b = x.shape` (or `x.size()`); a name stated two ways is
@@ -1884,13 +1892,7 @@ def stated_ranks(fn: ast.AST) -> dict[str, int]:
             left, right = right, left
         if not (isinstance(right, ast.Constant) and type(right.value) is int):
             return
-        if isinstance(left, ast.Call) and not left.args and isinstance(left.func, ast.Attribute) \
-                and left.func.attr in ("dim", "ndimension"):
-            left = left.func.value
-        elif isinstance(left, ast.Attribute) and left.attr == "ndim":
-            left = left.value
-        else:
-            return
+        left = _owner(left, ("dim", "ndimension"), ("ndim",))
         if isinstance(left, ast.Name):
             found.setdefault(left.id, set()).add(right.value)
 
@@ -1899,14 +1901,7 @@ def stated_ranks(fn: ast.AST) -> dict[str, int]:
             rank_test(st.test)
         elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Tuple) \
                 and not any(isinstance(x, ast.Starred) for x in st.targets[0].elts):
-            v = st.value
-            if isinstance(v, ast.Call) and not v.args and not v.keywords and isinstance(v.func, ast.Attribute) \
-                    and v.func.attr == "size":
-                v = v.func.value
-            elif isinstance(v, ast.Attribute) and v.attr == "shape":
-                v = v.value
-            else:
-                continue
+            v = _owner(st.value, ("size",), ("shape",))
             if isinstance(v, ast.Name):
                 found.setdefault(v.id, set()).add(len(st.targets[0].elts))
     if not found:
