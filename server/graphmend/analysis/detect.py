@@ -905,10 +905,8 @@ class FunctionWalker:
                     # (GB0033, measured on torch 2.13; of a 2-d tensor a row, which traces). Where
                     # the rank is not in the code, named with its condition (torchsurv's cindex.py)
                     held, certain = got
-                    one_d = ast.Compare(ast.Call(ast.Attribute(held, "dim", ast.Load()), [], []), [ast.Eq()],
-                                        [ast.Constant(1)])
                     self.add("GM401", node, detail=f"an element of `{ast.unparse(held)}` as an index",
-                             gb_id="GB0033", values=[] if certain else [(one_d, True)])
+                             gb_id="GB0033", values=[] if certain else [(_dim_is_one(held), True)])
                 elif value_kind is Kind.TENSOR and not masked and (self._items or comp_items):
                     # an item of iterating a tensor (`for idx in perm: y[..., idx] = ...`,
                     # `[final[:, i, l] for i, l in enumerate(lengths)]`): 0-dim when the tensor is
@@ -922,10 +920,8 @@ class FunctionWalker:
                     if held is not None:  # `cast(torch.LongTensor, permutation)`: name `permutation`
                         held = cast_value(held, self.env.qualify) or held
                     if held is not None and ast.dump(node.value) != ast.dump(held):
-                        one_d = ast.Compare(ast.Call(ast.Attribute(held, "dim", ast.Load()), [], []), [ast.Eq()],
-                                            [ast.Constant(1)])
                         self.add("GM401", node, detail=f"an item of iterating `{ast.unparse(held)}` as an index",
-                                 gb_id="GB0033", values=[(one_d, True)])
+                                 gb_id="GB0033", values=[(_dim_is_one(held), True)])
                 bounds = [b for x in parts if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step)
                           if b is not None]
                 # whatever is sliced (a tensor, or a value the walk does not know: e2cnn's
@@ -1019,7 +1015,9 @@ class FunctionWalker:
                     # `self.register_buffer("mask_", mask)`, `mask` a boolean expression or a local
                     # bound once to one (torchdr's UMAP `mask_affinity_in_`, realcode round 27)
                     value = st.value.args[1] if len(st.value.args) > 1 else None
-                    if value is None or not boolean_expr(value, lambda n, fi=fi: n.id in bool_mask_names(fi.node)):
+                    local = bool_mask_names(fi.node) if value is not None and any(
+                        isinstance(n, ast.Name) for n in fast_walk(value)) else {}
+                    if value is None or not boolean_expr(value, lambda n: n.id in local):
                         return False
                     stores += 1
                     continue
@@ -1863,6 +1861,11 @@ _INPLACE_RESHAPES = frozenset({"squeeze_", "unsqueeze_", "resize_", "t_", "trans
 # calls that give a tuple (or list) of tensors: an element of what they give is a tensor, not a number
 _TUPLE_RESULTS = frozenset({"sort", "topk", "unbind", "split", "chunk", "tensor_split", "meshgrid", "eig", "eigh",
                             "qr", "svd", "slogdet", "lu", "sort_by", "aminmax", "histogram", "frexp"})
+
+
+def _dim_is_one(e: ast.expr) -> ast.Compare:
+    """`e.dim() == 1`: the condition under which an element of `e` is a 0-dim tensor."""
+    return ast.Compare(ast.Call(ast.Attribute(e, "dim", ast.Load()), [], []), [ast.Eq()], [ast.Constant(1)])
 
 
 def _owner(e: ast.expr, methods: tuple, attrs: tuple) -> Optional[ast.expr]:

@@ -295,39 +295,29 @@ class Symbols:
                     if (name := registered_name(c)) is not None:
                         fi.cls._buffers.add(name)
                 elif (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")) == "Parameter":
-                    for t in node.targets:
-                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                            self._self_assigns.append((fi.cls, t.attr, c))
-            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and not definitions_only:
-                if isinstance(node.value.func, ast.Name):  # `m = Model(...)` (torch.compile(m) targets)
-                    self.name_call_assigns.append(node)
-                if fi is not None and fi.cls is not None:
-                    for t in node.targets:
-                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                            self._self_assigns.append((fi.cls, t.attr, node.value))
-            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.IfExp) and not definitions_only \
-                    and fi is not None and fi.cls is not None and isinstance(node.value.body, ast.Call) \
-                    and isinstance(node.value.orelse, ast.Call):
-                # `self.noise_variance_ = torch.mean(...) if k < n else torch.tensor(0.0)` (torch-pca's
-                # fit, realcode round 26): a constructor when both arms are the same kind of one
-                for t in node.targets:
-                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                        self._self_assigns.append((fi.cls, t.attr, node.value))
-            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and not definitions_only \
-                    and fi is not None and fi.cls is not None and any(
-                        isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
-                        for t in node.targets):
-                # `noise = torch.mean(x)`, then `self.noise = noise`: what the local is bound to, once
-                if id(fi) not in self._single_values:
-                    self._single_values[id(fi)] = single_assignments(fi.node)
-                value = self._single_values[id(fi)].get(node.value.id)
-                if isinstance(value, (ast.Call, ast.IfExp)):
-                    for t in node.targets:
-                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                            self._self_assigns.append((fi.cls, t.attr, value))
+                    self._self_assigns.extend((fi.cls, a, c) for a in _self_attrs(node.targets))
+            elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.IfExp, ast.Name)) \
+                    and not definitions_only:
+                if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
+                    self.name_call_assigns.append(node)  # `m = Model(...)` (torch.compile(m) targets)
+                attrs = _self_attrs(node.targets) if fi is not None and fi.cls is not None else ()
+                value = self._stored_value(fi, node.value) if attrs else None
+                if value is not None:
+                    self._self_assigns.extend((fi.cls, a, value) for a in attrs)
             keep = cls if fi is None and isinstance(node, (ast.If, ast.Try, ast.With)) else None
             for child in reversed(children(node)):
                 stack.append((child, fi, keep, prefix))
+
+    def _stored_value(self, fi: FunctionInfo, value: ast.expr) -> Optional[ast.expr]:
+        """What a store `self.<attr> = value` in `fi` tells of (note_self_assign): a call, a
+        conditional expression (torch-pca's `self.noise_variance_ = torch.mean(...) if ... else
+        torch.tensor(0.0)`, realcode round 26), or what a local is bound to, once (`noise =
+        torch.mean(x)`, then `self.noise = noise`); None for anything else."""
+        if isinstance(value, ast.Name):
+            if id(fi) not in self._single_values:
+                self._single_values[id(fi)] = single_assignments(fi.node)
+            value = self._single_values[id(fi)].get(value.id)
+        return value if isinstance(value, (ast.Call, ast.IfExp)) else None
 
     def _scan_expr(self, root: ast.expr, fi: Optional[FunctionInfo], evidence_methods) -> None:
         """Calls (per function, or the module's) and tensor evidence in one expression."""
@@ -442,6 +432,12 @@ def function_refs(fn: ast.AST) -> dict[str, list[ast.expr]]:
         elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in ref_values:
             other.add(n.id)
     return {k: v for k, v in refs.items() if k not in other}
+
+
+def _self_attrs(targets: list[ast.expr]) -> list[str]:
+    """The attributes of `self` among assignment targets (`self.x = ...`)."""
+    return [t.attr for t in targets
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"]
 
 
 def note_self_assign(sym: "Symbols", ci: "ClassInfo", attr: str, value: ast.expr) -> None:
