@@ -5,8 +5,9 @@ floors measured in the same run: `ast.parse` and libcst's `parse_module` of the 
     python benchmarks/editor.py [--files A.py ...] [--edits 50] [--debounce 150] [--floor-runs 5]
                                 [--quick] [--json OUT] [--markdown]
 
-Per file, in turn: the floors (median of `--floor-runs` (7) parses in this process, after one warm-up),
-then a fresh server measured by benchmarks/lsp.py (open -> diagnostics, edit -> diagnostics
+Per file, in turn: the floors (median of `--floor-runs` (7) parses in this process, after one warm-up;
+and of as many fresh benchmarks/parse_server.py processes, didOpen -> diagnostics: a server that
+only parses), then a fresh server measured by benchmarks/lsp.py (open -> diagnostics, edit -> diagnostics
 p50/p95 over `--edits` edits, code action and resolve latency, fix-all, hover, the server's peak
 RSS). `--quick`: modeling_t5.py only, 6 edits, 3 floor runs. Exit status: 0 every file measured,
 1 a file's measurement failed (the others are still reported).
@@ -56,6 +57,29 @@ def floors(path: Path, runs: int) -> dict:
             "libcst_parse_ms": timed_median(libcst.parse_module, text, runs)}
 
 
+async def protocol_floor(path: Path, runs: int, timeout: float) -> dict:
+    """didOpen -> diagnostics of benchmarks/parse_server.py (a pygls server that only `ast.parse`s
+    the text and publishes nothing), each in a fresh process as the didOpen rows are: what a
+    server cannot go below for a text it never analysed (the message, a first parse in a new
+    process, a publish). Median of `runs`."""
+    from lsprotocol import types as T
+    text, uri = path.read_text(encoding="utf-8") + "\n# a file no session opened\n", path.as_uri()
+    ms = []
+    for _ in range(runs):
+        s = lsp.Session([sys.executable, str(HERE / "parse_server.py")], 150, timeout)
+        try:
+            await s.start(None)
+            fut = s.expect(uri, 1)
+            t0 = time.perf_counter()
+            s.client.text_document_did_open(T.DidOpenTextDocumentParams(
+                text_document=T.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+            t1, _ = await s.wait(fut, "the parse server's publish")
+            ms.append((t1 - t0) * 1000)
+        finally:
+            await s.stop()
+    return {"median": statistics.median(ms), "runs": ms}
+
+
 # issue 15: edit -> diagnostics p95 after the debounce, ms; didOpen -> diagnostics / the ast.parse floor
 AFTER_DEBOUNCE_P95 = {"modeling_t5.py": 50.0, "modeling_longformer.py": 50.0, "modeling_utils.py": 80.0}
 OPEN_OVER_PARSE = 2.0
@@ -101,6 +125,7 @@ def measure_file(path: str, args) -> dict:
     out: dict = {"path": str(src), "lines": text.count("\n"), "bytes": len(text.encode())}
     print(f"[{src.name}] floors ...", file=sys.stderr, flush=True)
     out["floors"] = floors(src, args.floor_runs)
+    out["floors"]["parse_server_ms"] = asyncio.run(protocol_floor(src, args.floor_runs, args.timeout))
     print(f"[{src.name}] in-process checks ...", file=sys.stderr, flush=True)
     out["in_process"] = in_process(src, args.edits)
     print(f"[{src.name}] server ...", file=sys.stderr, flush=True)
@@ -152,6 +177,9 @@ def markdown(data: dict) -> str:
     row(f"floor: `ast.parse`, ms (median of {n_floor})", lambda f: _ms(f["floors"]["ast_parse_ms"]["median"]))
     row(f"floor: libcst `parse_module`, ms (median of {n_floor})",
         lambda f: _ms(f["floors"]["libcst_parse_ms"]["median"]))
+    row(f"floor: a server that only parses, didOpen -> diagnostics, ms (median of {n_floor} fresh servers)",
+        lambda f: _ms(f["floors"]["parse_server_ms"]["median"]))
+    row("  / `ast.parse` floor", lambda f: f"{f['floors']['parse_server_ms']['median'] / f['floors']['ast_parse_ms']['median']:.1f}x")
     row("spawn -> initialize result, ms", lambda f: _ms(f["lsp"]["spawn_to_initialize_ms"]))
     for label, key in (("didOpen -> diagnostics, ms, a file no session opened: empty user cache (diagnostics)",
                         "open_empty_cache_ms"),
@@ -165,6 +193,7 @@ def markdown(data: dict) -> str:
         row(f"  / `ast.parse` floor (target <= {OPEN_OVER_PARSE:.0f}x)",
             lambda f, over=over: f"{over(f, 'ast_parse_ms'):.1f}x"
             + ("" if over(f, "ast_parse_ms") <= OPEN_OVER_PARSE else " (missed)"))
+        row("  / the parse-only server's floor", lambda f, over=over: f"{over(f, 'parse_server_ms'):.1f}x")
     row("in process: the server's check of an edit, ms, p50 / p95 (incremental / edits)",
         lambda f: f"{_dist(f['in_process']['check_ms'])} ({f['in_process']['incremental']} / {f['in_process']['edits']})")
     row("in process: a full check of the same text, ms, p50 / p95",

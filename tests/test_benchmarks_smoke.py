@@ -98,6 +98,7 @@ def test_quick_suite_writes_tables_and_reports_failures(tmp_path):
     (name, f), = editor["files"].items()
     assert name == "modeling_t5.py" and f["error"] is None and f["lines"] > 1000
     assert _number(f["floors"]["ast_parse_ms"]["median"]) and _number(f["floors"]["libcst_parse_ms"]["median"])
+    assert len(f["floors"]["parse_server_ms"]["runs"]) == 2 and _number(f["floors"]["parse_server_ms"]["median"])
     lsp = f["lsp"]
     assert _number(lsp["open_to_diagnostics_ms"]) and lsp["diagnostics"] > 0
     assert _number(lsp["open_empty_cache_ms"]) and _number(lsp["open_indexed_imports_ms"])
@@ -115,6 +116,8 @@ def test_quick_suite_writes_tables_and_reports_failures(tmp_path):
     assert "torchfix" in s and "skipped" in s
     e = _block(text, "editor")
     assert re.search(r"^\| floor: `ast\.parse`, ms \(median of 2\) \| [\d.]+ \|", e, re.M), e
+    assert re.search(r"^\| floor: a server that only parses, didOpen -> diagnostics, ms \(median of 2 fresh servers\) "
+                     r"\| [\d.]+ \|", e, re.M), e
     for which in ("a file no session opened: empty user cache", "changed since a session opened it: imports indexed",
                   "the same file again: its diagnostics kept"):
         assert re.search(rf"^\| didOpen -> diagnostics, ms, {which} \(diagnostics\) \| [\d.]+ \(\d+\) \|", e, re.M), e
