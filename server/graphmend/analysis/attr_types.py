@@ -37,8 +37,9 @@ def attribute_class(sym: Symbols, ci: ClassInfo, attr: str) -> Optional[str]:
 
 
 def param_stores(ci: ClassInfo) -> dict[str, Optional[ast.expr]]:
-    """The attributes the methods of `ci` store in `self`, each with the annotation of the
-    parameter every store of it stores (None: stored otherwise too, or not annotated).
+    """The attributes the methods of `ci` store in `self` (assigned, or unpacked into), each with
+    the annotation of the parameter every store of it stores (None: stored otherwise too, or not
+    annotated).
     Computed once per ClassInfo (an edit of a method makes a new one, and
     analysis/incremental.py walks the class' methods again when this changes); reading it
     counts as reading the class' attributes (`symbols.tracking`)."""
@@ -53,6 +54,11 @@ def param_stores(ci: ClassInfo) -> dict[str, Optional[ast.expr]]:
             if not isinstance(st, (ast.Assign, ast.AnnAssign)):
                 continue
             for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                if isinstance(t, (ast.Tuple, ast.List)):  # unpacked into: stored, not from one parameter
+                    for e in ast.walk(t):
+                        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self":
+                            out[e.attr] = None
+                    continue
                 if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
                     continue
                 v = st.value

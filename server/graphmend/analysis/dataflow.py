@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
-from graphmend.analysis.attr_types import attribute_class
+from graphmend.analysis.attr_types import attribute_class, param_stores
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, bound_only_to, lineage,
                                        name_template, param_defaults, statement_targets)
@@ -60,7 +60,9 @@ SCALAR_METHODS = frozenset({"item", "tolist", "numpy"})
 # `values`, `indices`: of the (values, indices) tuple a reduction over a dim gives (`dist.min(dim=1)
 # .values < 3.0`, torch-kf's association, realcode round 27), which the walk takes for a tensor
 TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag", "grad", "values", "indices"})
-# Methods whose presence on a name is evidence that it is a tensor.
+# Methods whose presence on a name is evidence that it is a tensor. `backward`: what an object's
+# method gives may have a `backward` of its own (cooper's LagrangianStore), but Dynamo breaks on
+# the caller's line then too (tests/test_backward_evidence.py).
 TENSOR_EVIDENCE = frozenset({
     "view", "reshape", "transpose", "permute", "contiguous", "masked_fill", "masked_fill_",
     "unsqueeze", "squeeze", "expand", "expand_as", "repeat", "softmax", "matmul", "float", "half",
@@ -71,7 +73,7 @@ TENSOR_EVIDENCE = frozenset({
     "numel", "size", "dim", "item", "tolist", "abs", "pow", "exp", "log", "sqrt", "rsqrt",
     "tril", "triu", "roll", "flip", "add_", "mul_", "copy_", "fill_", "zero_", "sigmoid", "tanh",
     "max", "min", "argmin", "amax", "amin", "norm", "std", "var", "prod", "relu", "neg", "isfinite",
-    "masked_scatter", "bmm", "mm", "baddbmm", "layer_norm", "cpu", "cuda",
+    "masked_scatter", "bmm", "mm", "baddbmm", "layer_norm", "cpu", "cuda", "backward",
 })
 
 CONTAINER_BUILTINS = frozenset({"list", "tuple", "dict", "set", "frozenset", "sorted"})
@@ -424,6 +426,7 @@ class Env:
         self.fi = fi
         self.cls: Optional[ClassInfo] = fi.cls
         self._bases_buffers: Optional[set[str]] = None
+        self._bases_tensors: Optional[frozenset] = None
         self._backends: Optional[frozenset] = None
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
         self.tuple_items: set[str] = set()  # names unpacked from a call's tuple (see bind)
@@ -544,8 +547,9 @@ class Env:
 
     def returned_elements(self, value: Optional[ast.expr], n: int) -> Optional[tuple]:
         """Per item, the kind every `return` of the called function gives as a tuple of `n`
-        items (return_elements): a method of this class or a base (`self.m(...)`), or a
-        module-level function of this file; None when the callee is none of these."""
+        items (return_elements): a method of this class or a base (`self.m(...)`), one of a class
+        of this file (`Cls.m(...)`), or a module-level function of this file; None when the
+        callee is none of these."""
         if not isinstance(value, ast.Call):
             return None
         func = value.func
@@ -556,6 +560,10 @@ class Env:
                 if fi is not None:
                     return return_elements(fi, s, n)
             return None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in self.locals \
+                and (ci := self.symbols.classes.get(func.value.id)) is not None:
+            fi = ci.methods.get(func.attr)  # `Edges._nonzero(x)`, a staticmethod of a class of this file
+            return return_elements(fi, self.symbols, n) if fi is not None else None
         if isinstance(func, ast.Name) and func.id not in self.locals:
             fi = self.symbols.functions.get(func.id)
             if fi is not None:
@@ -662,6 +670,20 @@ class Env:
             self._bases_buffers = {b for _, c in list(lineage(self.symbols, self.cls))[1:] for b in c.buffers}
         return self._bases_buffers
 
+    def _base_tensor_attrs(self) -> frozenset:
+        """Attributes a base class constructs as tensors in its methods (`self.n_iter_ =
+        torch.tensor(-1)` in torchdr's AffinityMatcher.__init__, in another file: realcode round
+        27) that neither this class nor a nearer base stores otherwise (once per walk)."""
+        if self._bases_tensors is None:
+            out, nearer = set(), set()
+            for i, (_, c) in enumerate(lineage(self.symbols, self.cls)):
+                ctors = c.attr_ctors
+                if i:
+                    out.update(a for a, q in ctors.items() if a not in nearer and tensor_ctor(q))
+                nearer.update(param_stores(c), ctors)
+            self._bases_tensors = frozenset(out)
+        return self._bases_tensors
+
     def is_buffer(self, attr: str) -> bool:
         """A buffer or parameter the class or a base registers under `attr` (or under the template
         of a formatted name, symbols.name_template)."""
@@ -684,6 +706,8 @@ class Env:
         if property_returns_tensor(self.symbols, self.cls, attr):
             return Kind.TENSOR
         if init_holds_tensor(self.symbols, self.cls, attr):
+            return Kind.TENSOR
+        if attr in self._base_tensor_attrs():
             return Kind.TENSOR
         return Kind.STATIC
 
@@ -1169,6 +1193,12 @@ def _maybe_none(value: Optional[ast.expr]) -> bool:
     return False
 
 
+def _plain_method(node: ast.AST) -> bool:
+    """Decorated only by `staticmethod` / `classmethod`, which leave what the body returns as it is
+    (torchdr-style helpers returning `(..., mask)`)."""
+    return all(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in node.decorator_list)
+
+
 def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,
                   elements: Optional[list] = None, stores: Optional[dict] = None) -> Optional[tuple]:
     """`elements`: receives, per return, the kinds of the items of the tuple display it returns
@@ -1176,7 +1206,7 @@ def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,
     stores, the kinds stored, in order; the answer is then None when the body was not evaluated
     to its end."""
     node = fi.node
-    if (node.decorator_list and not decorated) or isinstance(node, ast.AsyncFunctionDef):
+    if (node.decorator_list and not decorated and not _plain_method(node)) or isinstance(node, ast.AsyncFunctionDef):
         return None if stores is not None else ()
     env = Env(sym, fi)
     if stores is not None:

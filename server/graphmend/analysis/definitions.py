@@ -9,6 +9,7 @@ relative imports and qualified names depend on), exactly what workspace.Workspac
 
   * imports, aliases, star imports, whether it is a package;
   * each top-level class: its qualified bases, its methods' names, its buffers and parameters,
+    what its methods construct in `self` (attribute -> the called function's qualified name),
     and the parameters its methods store in `self` with their annotations (attr_types.param_stores:
     what `self.bm(...)` in a subclass elsewhere holds);
   * each module-level function's name, and the answers of dataflow.return_kinds computed so far
@@ -42,7 +43,7 @@ from graphmend.analysis.attr_types import param_stores
 from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols
 from graphmend.filestat import Stat, replace_file, stat_of
 
-FORMAT = 5
+FORMAT = 6
 Key = tuple[str, str]  # (absolute path, module name)
 
 
@@ -69,7 +70,7 @@ def record_of(sym: Symbols) -> dict:
         "logger_names": sorted(sym.logger_names),
         "classes": {name: (list(ci.bases), [(m, fi.qualname) for m, fi in ci.methods.items()],
                            {a: None if ann is None else ast.unparse(ann) for a, ann in param_stores(ci).items()},
-                           sorted(ci._buffers))
+                           sorted(ci._buffers), dict(ci._attr_ctors))
                     for name, ci in sym.classes.items()},
         "functions": list(sym.functions),
         "returns": dict(sym.__dict__.get("returns_cache", {})),
@@ -135,8 +136,8 @@ class IndexedSymbols(Symbols):
         self.aliases = dict(record["aliases"])
         self.star_imports = list(record["star_imports"])
         self.logger_names = set(record["logger_names"])
-        for name, (bases, methods, stores, buffers) in record["classes"].items():
-            ci = ClassInfo(None, name, list(bases), _buffers=set(buffers))  # type: ignore[arg-type]
+        for name, (bases, methods, stores, buffers, ctors) in record["classes"].items():
+            ci = ClassInfo(None, name, list(bases), _attr_ctors=dict(ctors), _buffers=set(buffers))  # type: ignore[arg-type]
             # the methods have no bodies until parsed: what they store is recorded
             ci._param_stores = {a: None if ann is None else ast.parse(ann, mode="eval").body
                                 for a, ann in stores.items()}

@@ -997,6 +997,7 @@ class FunctionWalker:
             return False
         if self._masks is None:
             self._masks = bool_mask_names(self.fi.node, self.env.seeded_masks)
+            self._masks.update(unpacked_masks(self.fi, self.env.symbols, self._masks))
         if e.id in self._masks:
             return True
         held = self._flow_masks.get(e.id)
@@ -1853,6 +1854,75 @@ def bool_mask_names(fn: ast.AST, given: Iterable[str] = ()) -> dict[str, ast.exp
         for name in documented - bound:
             masks.setdefault(name, ast.Constant(True))
     return masks
+
+
+def unpacked_masks(fi: FunctionInfo, sym: Symbols, known: dict) -> dict[str, ast.expr]:
+    """Locals of `fi` bound once, by unpacking what a function or method of this file returns,
+    at a position where every return of it gives a mask (torchdr UMAP's `source, target, edge_mask
+    = self._flatten_padded_edges(...)`, whose `mask = nn_indices >= 0` is returned third, then
+    `self.affinity_in_[edge_mask]`: realcode round 27). Each maps to a placeholder value."""
+    fn = fi.node
+    unpacks = [st for st in _statements(fn.body) if isinstance(st, ast.Assign) and len(st.targets) == 1
+               and isinstance(st.targets[0], (ast.Tuple, ast.List)) and isinstance(st.value, ast.Call)
+               and not any(isinstance(e, ast.Starred) for e in st.targets[0].elts)]
+    if not unpacks:
+        return {}
+    binds: dict[str, int] = {}
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            binds[n.id] = binds.get(n.id, 0) + 1
+        elif isinstance(n, ast.arg):
+            binds[n.arg] = 2  # a parameter: bound by the caller too
+    out: dict[str, ast.expr] = {}
+    for st in unpacks:
+        elts = st.targets[0].elts
+        names = {i: e.id for i, e in enumerate(elts) if isinstance(e, ast.Name) and binds.get(e.id) == 1
+                 and e.id not in known}
+        if not names:
+            continue
+        callee = _unpacked_callee(fi, sym, st.value.func)
+        if callee is None:
+            continue
+        for i in _returned_mask_positions(sym, callee, len(elts)):
+            if i in names:
+                out[names[i]] = ast.Constant(True)
+    return out
+
+
+def _unpacked_callee(fi: FunctionInfo, sym: Symbols, func: ast.expr) -> Optional[FunctionInfo]:
+    """The function of this file a call's `func` names: `f`, `self.m` (the class or a base of this
+    file), `Cls.m`."""
+    if isinstance(func, ast.Name):
+        return sym.functions.get(func.id)
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return None
+    if func.value.id == "self" and fi.cls is not None:
+        for _, c in lineage(sym, fi.cls, local=True):
+            if func.attr in c.methods:
+                return c.methods[func.attr]
+        return None
+    ci = sym.classes.get(func.value.id)
+    return ci.methods.get(func.attr) if ci is not None else None
+
+
+def _returned_mask_positions(sym: Symbols, callee: FunctionInfo, n: int) -> frozenset:
+    """The positions of the `n`-tuple every return of `callee` gives where it gives a mask (a local
+    bound once to a boolean tensor expression, or one written there). Cached per file version;
+    a cached answer still counts as reading the callee's body (symbols.tracking)."""
+    node = callee.node  # records the read
+    cache = sym.__dict__.setdefault("returned_masks_cache", {})
+    key = (callee.qualname, n)
+    if key in cache:
+        return cache[key]
+    returns = [st for st in _statements(node.body) if isinstance(st, ast.Return)]
+    found: frozenset = frozenset()
+    if returns and all(isinstance(r.value, ast.Tuple) and len(r.value.elts) == n for r in returns) \
+            and not any(isinstance(x, (ast.Yield, ast.YieldFrom)) for x in fast_walk(node)):
+        masks = bool_mask_names(node)
+        found = frozenset(i for i in range(n) if all(
+            boolean_expr(r.value.elts[i], lambda x: x.id in masks) for r in returns))
+    cache[key] = found
+    return found
 
 
 _INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)

@@ -289,12 +289,14 @@ class Symbols:
             elif definitions_only and fi is not None and fi.cls is not None and isinstance(node, (ast.Expr, ast.Assign)) \
                     and isinstance(node.value, ast.Call):
                 # what another file's subclass reads of this class: its buffers and parameters
-                # (`self.register_buffer("frozen", ...)` in pomegranate's Distribution base)
-                c, f = node.value, node.value.func
+                # (`self.register_buffer("frozen", ...)` in pomegranate's Distribution base), and
+                # what its methods construct in `self` (torchdr's `self.n_iter_ = torch.tensor(-1)`
+                # in AffinityMatcher.__init__, read as a tensor in a subclass elsewhere)
+                c = node.value
                 if isinstance(node, ast.Expr):
                     if (name := registered_name(c)) is not None:
                         fi.cls._buffers.add(name)
-                elif (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")) == "Parameter":
+                else:
                     self._self_assigns.extend((fi.cls, a, c) for a in _self_attrs(node.targets))
             elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.IfExp, ast.Name)) \
                     and not definitions_only:
