@@ -66,6 +66,10 @@ REQUIREMENTS = [
     # round 27 (torchdr imports matplotlib without declaring it)
     "torch-kf==0.4.3", "torchrbf==1.0.0", "torchdr==0.5", "torch-optimi==0.3.3", "torch-levenberg-marquardt==1.2.3",
     "matplotlib==3.11.2",
+    # round 28 (pytorch-wavelets imports pywt and pkg_resources without declaring them; pkg_resources is
+    # gone from setuptools 81 on)
+    "pytorch-wavelets==1.3.0", "tntorch==1.1.2", "torch-interpol==0.3.0", "torchnmf==0.3.5", "torch-linode==0.3.0",
+    "pywavelets==1.9.0", "setuptools==80.10.2",
 ]
 
 
@@ -5803,6 +5807,266 @@ def _lm_classifier_sliced_train():
                       "y": x[:, :1] * x[:, 1:2] + 0.1 * torch.randn(12, 1, generator=g)}
 
 
+# round 28: pytorch-wavelets 1.3.0, tntorch 1.1.2, torch-interpol 0.3.0, torchnmf 0.3.5 and
+# torch-linode 0.3.0, code nobody tuned on, measured before anything was changed for it
+
+
+def _pytorch_wavelets_dwt_roundtrip():
+    """pytorch_wavelets' discrete wavelet transforms as its README runs them: a 2-level 2-d DWT
+    (`DWTForward(J=2, wave='db3', mode='zero')`) of a batch of 2 three-channel 16x16 images, the
+    detail bands soft-thresholded (wavelet shrinkage) and the image rebuilt by `DWTInverse`; a
+    3-level 1-d DWT (`DWT1DForward`, 'db2', symmetric padding) of 64-sample signals and its
+    inverse; in a user function."""
+    import torch
+    from pytorch_wavelets import DWT1DForward, DWT1DInverse, DWTForward, DWTInverse
+
+    cfg = dict(dwt2=dict(J=2, wave="db3", mode="zero"), dwt1=dict(J=3, wave="db2", mode="symmetric"),
+               image=(2, 3, 16, 16), signal=(2, 3, 64), threshold=0.1)
+    xfm, ifm = DWTForward(J=2, wave="db3", mode="zero"), DWTInverse(wave="db3", mode="zero")
+    xfm1, ifm1 = DWT1DForward(J=3, wave="db2", mode="symmetric"), DWT1DInverse(wave="db2", mode="symmetric")
+
+    def denoise(img, sig):
+        yl, yh = xfm(img)
+        yh = [torch.sign(h) * torch.relu(h.abs() - 0.1) for h in yh]
+        lo, hi = xfm1(sig)
+        return ifm((yl, yh)), lo, hi, ifm1((lo, hi))
+    g = torch.Generator().manual_seed(1)
+    return cfg, denoise, {"img": torch.randn(2, 3, 16, 16, generator=g), "sig": torch.randn(2, 3, 64, generator=g)}
+
+
+def _pytorch_wavelets_dtcwt_scat_train():
+    """pytorch_wavelets' dual-tree complex wavelet transform and scattering layers in a small
+    classifier's training step: `DTCWTForward(J=2, biort='near_sym_b', qshift='qshift_b')` and
+    `DTCWTInverse` (the reconstruction error as an auxiliary loss), a `ScatLayer` (first-order
+    scattering, 'near_sym_a') feeding a 1x1 conv and a linear head; cross entropy plus the
+    reconstruction MSE, backward, SGD step, in a user function; batch 2 of 3x16x16."""
+    import torch
+    from pytorch_wavelets import DTCWTForward, DTCWTInverse, ScatLayer
+
+    torch.manual_seed(0)
+    cfg = dict(dtcwt=dict(J=2, biort="near_sym_b", qshift="qshift_b"), scat=dict(biort="near_sym_a"),
+               image=(2, 3, 16, 16), classes=4, lr=1e-2)
+    fwd = DTCWTForward(J=2, biort="near_sym_b", qshift="qshift_b")
+    inv = DTCWTInverse(biort="near_sym_b", qshift="qshift_b")
+    scat = ScatLayer(biort="near_sym_a")
+    head = torch.nn.Sequential(torch.nn.Conv2d(21, 8, 1), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(8 * 8 * 8, 4))
+    opt = torch.optim.SGD(head.parameters(), lr=1e-2)
+
+    def train(x, y):
+        yl, yh = fwd(x)
+        recon = inv((yl, yh))
+        logits = head(scat(x))
+        loss = torch.nn.functional.cross_entropy(logits, y) + torch.nn.functional.mse_loss(recon, x)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.detach(), recon.detach(), _params_of(head)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(2, 3, 16, 16, generator=g), "y": torch.tensor([0, 3])}
+
+
+def _tntorch_tt_decompose():
+    """tntorch's tensor-train format as its tutorials use it: a 6x6x6x6 tensor decomposed by TT-SVD
+    (`tn.Tensor(full, ranks_tt=3)`), decompressed (`.torch()`), its relative error, norm and
+    `tn.dot` with itself, then `round_tt(eps=1e-2)` of the sum of two TT tensors, an element read
+    `t[1, 2, 3, 4]` and a slice `t[:, 0, :, 1]`; in a user function."""
+    import torch
+    import tntorch as tn
+
+    cfg = dict(shape=(6, 6, 6, 6), ranks_tt=3, round_eps=1e-2)
+
+    def decompose(full):
+        t = tn.Tensor(full, ranks_tt=3)
+        s = t + tn.Tensor(full * 0.5, ranks_tt=2)
+        s.round_tt(eps=1e-2)
+        return (t.torch(), tn.relative_error(full, t), tn.norm(t), tn.dot(t, t), s.torch(), t[1, 2, 3, 4],
+                t[:, 0, :, 1].torch())
+    g = torch.Generator().manual_seed(1)
+    return cfg, decompose, {"full": torch.randn(6, 6, 6, 6, generator=g)}
+
+
+def _tntorch_tucker_cp_metrics():
+    """tntorch's Tucker and CP formats and its metrics: `tn.Tensor(full, ranks_tucker=3)` (HOSVD)
+    and `tn.Tensor(full, ranks_cp=3)` (CP-ALS), each decompressed, their relative errors, the
+    product of the two (`t1 * t2`), `tn.mean`, `tn.sum` over a dimension and `tn.dist`; in a user
+    function, a 5x6x7 tensor."""
+    import torch
+    import tntorch as tn
+
+    cfg = dict(shape=(5, 6, 7), ranks_tucker=3, ranks_cp=3)
+
+    def decompose(full):
+        t1 = tn.Tensor(full, ranks_tucker=3)
+        t2 = tn.Tensor(full, ranks_cp=3)
+        p = t1 * t2
+        return (t1.torch(), t2.torch(), tn.relative_error(full, t1), tn.relative_error(full, t2), p.torch(),
+                tn.mean(t1), tn.sum(t2, dim=1).torch(), tn.dist(t1, t2))
+    g = torch.Generator().manual_seed(1)
+    return cfg, decompose, {"full": torch.randn(5, 6, 7, generator=g)}
+
+
+def _interpol_spline_pull():
+    """torch-interpol's spline interpolation as its README samples an image: cubic B-spline
+    coefficients (`spline_coeff_nd`, DCT-II boundary), `grid_pull` at 5x5 sampling points of a
+    2-channel 8x8 image, the spatial gradient there (`grid_grad`, quadratic), and an
+    `identity_grid` plus a smooth displacement pulled with linear interpolation and zero
+    boundary; in a user function."""
+    import torch
+    import interpol
+
+    cfg = dict(image=(1, 2, 8, 8), points=(5, 5), coeff=dict(interpolation=3, bound="dct2"),
+               grad=dict(interpolation=2, bound="dct2"), warp=dict(interpolation=1, bound="zero"))
+
+    def sample(img, grid, disp):
+        c = interpol.spline_coeff_nd(img, interpolation=3, bound="dct2", dim=2)
+        v = interpol.grid_pull(c, grid, interpolation=3, bound="dct2")
+        d = interpol.grid_grad(img, grid, interpolation=2, bound="dct2")
+        warp = interpol.identity_grid((8, 8))[None] + disp
+        return v, d, interpol.grid_pull(img, warp, interpolation=1, bound="zero")
+    g = torch.Generator().manual_seed(1)
+    return cfg, sample, {"img": torch.randn(1, 2, 8, 8, generator=g), "grid": torch.rand(1, 5, 5, 2, generator=g) * 7,
+                         "disp": 0.5 * torch.randn(1, 8, 8, 2, generator=g)}
+
+
+def _interpol_register_train():
+    """torch-interpol in a registration step: a learnable 8x8 displacement field (an `nn.Parameter`)
+    added to the identity grid, the moving image pulled with cubic interpolation (`grid_pull`,
+    DCT-II boundary, extrapolate), the MSE to the fixed image plus a smoothness penalty,
+    backward (interpol's autograd functions), Adam step; then `grid_push` (the adjoint, splat
+    to 8x8), `grid_count` and `resize` by 2 (linear, no prefilter) of the result; in a user
+    function."""
+    import torch
+    import interpol
+
+    torch.manual_seed(0)
+    cfg = dict(image=(1, 1, 8, 8), pull=dict(interpolation=3, bound="dct2", extrapolate=True), lr=1e-2,
+               push=dict(interpolation=1, shape=(8, 8)), resize=dict(factor=2, interpolation=1, prefilter=False))
+    disp = torch.nn.Parameter(torch.zeros(1, 8, 8, 2))
+    opt = torch.optim.Adam([disp], lr=1e-2)
+
+    def register(moving, fixed):
+        grid = interpol.identity_grid((8, 8))[None] + disp
+        warped = interpol.grid_pull(moving, grid, interpolation=3, bound="dct2", extrapolate=True)
+        loss = torch.nn.functional.mse_loss(warped, fixed) + 0.1 * (disp[:, 1:] - disp[:, :-1]).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        g = grid.detach()
+        pushed = interpol.grid_push(warped.detach(), g, shape=(8, 8), interpolation=1)
+        count = interpol.grid_count(g, shape=(8, 8), interpolation=1)
+        return loss.detach(), pushed, count, interpol.resize(warped.detach(), factor=2, interpolation=1,
+                                                             prefilter=False), disp.detach().clone()
+    g = torch.Generator().manual_seed(1)
+    moving = torch.randn(1, 1, 8, 8, generator=g)
+    return cfg, register, {"moving": moving, "fixed": moving.roll(1, dims=-1)}
+
+
+def _torchnmf_nmf_fit():
+    """torchnmf's NMF as its README decomposes a spectrogram-like matrix: `NMF(V.shape, rank=4)` fit
+    by the multiplicative updates (`fit`, beta 2, Euclidean, 6 iterations) and a second model on
+    the KL divergence (beta 1) with L1/L2 regularization (`alpha=0.1, l1_ratio=0.5`); the
+    reconstruction `model()` of each; a 20x30 non-negative matrix, in a user function."""
+    import torch
+    from torchnmf.nmf import NMF
+
+    cfg = dict(V=(20, 30), rank=4, euclid=dict(beta=2, max_iter=6), kl=dict(beta=1, max_iter=6, alpha=0.1, l1_ratio=0.5))
+    torch.manual_seed(0)
+    m1, m2 = NMF((20, 30), rank=4), NMF((20, 30), rank=4)
+
+    def factorize(V):
+        n1 = m1.fit(V, beta=2, max_iter=6)
+        n2 = m2.fit(V, beta=1, max_iter=6, alpha=0.1, l1_ratio=0.5)
+        with torch.no_grad():
+            return n1, n2, m1(), m2(), m1.W.clone(), m2.H.clone()
+    g = torch.Generator().manual_seed(1)
+    return cfg, factorize, {"V": torch.rand(20, 30, generator=g)}
+
+
+def _torchnmf_nmfd_plca_fit():
+    """torchnmf's convolutive and probabilistic models: `NMFD` (rank 3, 4-frame templates) fit on a
+    batch of 2 6x20 non-negative sequences (beta 1, 4 iterations), and `PLCA` (rank 4, the EM
+    updates) fit on a 20x30 matrix (5 iterations); in a user function."""
+    import torch
+    from torchnmf.nmf import NMFD
+    from torchnmf.plca import PLCA
+
+    cfg = dict(nmfd=dict(V=(2, 6, 20), rank=3, T=4, beta=1, max_iter=4), plca=dict(V=(20, 30), rank=4, max_iter=5))
+    torch.manual_seed(0)
+    m = NMFD((2, 6, 20), rank=3, T=4)
+    p = PLCA((20, 30), rank=4)
+
+    def factorize(S, V):
+        n1 = m.fit(S, beta=1, max_iter=4)
+        n2 = p.fit(V, max_iter=5)
+        with torch.no_grad():
+            return n1, n2, m(), p(), m.W.clone(), p.H.clone()
+    g = torch.Generator().manual_seed(1)
+    return cfg, factorize, {"S": torch.rand(2, 6, 20, generator=g), "V": torch.rand(20, 30, generator=g)}
+
+
+def _linode_magnus():
+    """torch-linode's Magnus integrators as its README solves dy/dt = A(t) y: a batch of 2 3-d states
+    under A(t) = A0 cos(t) (a function with `params`), adaptive 4th-order Magnus at 4 time points
+    (`odeint(..., method='magnus', order=4)`), 6th order on the non-homogeneous system (A(t), g(t))
+    and the dense output of the 2nd-order solve evaluated at 3 interior times; in a user function."""
+    import torch
+    from torch_linode import odeint
+
+    cfg = dict(batch=2, dim=3, t=(0.0, 1.0, 4), magnus4=dict(order=4, rtol=1e-4, atol=1e-6),
+               magnus6=dict(order=6, rtol=1e-4, atol=1e-6, forcing=True), dense=dict(order=2, at=3))
+
+    def sys_a(t, params):
+        A = params.view(*params.shape[:-2], *((1,) * t.ndim), *params.shape[-2:])
+        return A * torch.cos(t)[..., None, None]
+
+    def sys_ag(t, params):
+        A_t = sys_a(t, params)
+        return A_t, torch.sin(t)[..., None].expand(A_t.shape[:-1])
+
+    def solve(y0, A0):
+        t = torch.linspace(0, 1, 4)
+        y4 = odeint(sys_a, y0, t, params=A0, method="magnus", order=4, rtol=1e-4, atol=1e-6)
+        y6 = odeint(sys_ag, y0, t, params=A0, method="magnus", order=6, rtol=1e-4, atol=1e-6)
+        dense = odeint(sys_a, y0, t, params=A0, method="magnus", order=2, rtol=1e-4, atol=1e-6, dense_output=True)
+        return y4, y6, dense(torch.tensor([0.25, 0.5, 0.75]))
+    g = torch.Generator().manual_seed(1)
+    return cfg, solve, {"y0": torch.randn(2, 3, generator=g), "A0": 0.5 * torch.randn(2, 3, 3, generator=g)}
+
+
+def _linode_adjoint_train():
+    """torch-linode's adjoint method in a fit, as its README learns a system: an `nn.Module` whose
+    A(t) = W0 + t W1 (learnable), `odeint_adjoint` (4th-order Magnus, Gauss-Kronrod quadrature
+    for the parameter gradients) from a 3-d state over 3 time points, MSE to targets,
+    backward, Adam step, in a user function."""
+    import torch
+    from torch_linode import odeint_adjoint
+
+    torch.manual_seed(0)
+    cfg = dict(dim=3, t=(0.0, 1.0, 3), order=4, quad_method="gk", lr=1e-2)
+
+    class System(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.W0 = torch.nn.Parameter(0.3 * torch.randn(3, 3))
+            self.W1 = torch.nn.Parameter(0.1 * torch.randn(3, 3))
+
+        def forward(self, t):
+            W0 = self.W0.view(*((1,) * t.ndim), 3, 3)
+            return W0 + t[..., None, None] * self.W1.view(*((1,) * t.ndim), 3, 3)
+    sys_ = System()
+    opt = torch.optim.Adam(sys_.parameters(), lr=1e-2)
+
+    def train(y0, target):
+        traj = odeint_adjoint(sys_, y0, torch.linspace(0, 1, 3), order=4, rtol=1e-4, atol=1e-6)
+        loss = torch.nn.functional.mse_loss(traj, target)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.detach(), traj.detach(), _params_of(sys_)
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"y0": torch.randn(3, generator=g), "target": torch.randn(3, 3, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -5862,6 +6126,13 @@ _TORCHDR = ["torchdr/" + f for f in ("affinity", "neighbor_embedding", "eval", "
                                      "distance/base.py", "base.py", "affinity_matcher.py")]
 _OPTIMI = ["optimi"]
 _TLM = ["torch_levenberg_marquardt/" + f for f in ("training.py", "damping.py", "loss.py", "selection.py", "tree.py")]
+_PYWAVELETS = ["pytorch_wavelets"]
+_TNTORCH = ["tntorch"]
+_INTERPOL = ["interpol/" + f for f in ("api.py", "autograd.py", "backend.py", "bounds.py", "coeff.py", "iso0.py",
+                                       "iso1.py", "jit_utils.py", "jitfields.py", "nd.py", "pushpull.py", "resize.py",
+                                       "restrict.py", "splines.py", "utils.py")]
+_TORCHNMF = ["torchnmf"]
+_LINODE = ["torch_linode"]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
                                           "nn/common.py", "nn/probabilistic.py", "nn/sequence.py", "nn/utils.py",
                                           "nn/distributions")]
@@ -6503,4 +6774,35 @@ ENTRIES = {e.name: e for e in [
     Entry("lm-classifier-sliced-train", "torch_levenberg_marquardt", "torch-levenberg-marquardt==1.2.3",
           "LM on cross entropy (random parameter subset, sliced J J', Cholesky) and sliced MSE (solve): two steps each",
           _lm_classifier_sliced_train, _TLM, grad=True, training=True, scope="module"),
+    # round 28
+    Entry("wavelets-dwt-denoise", "pytorch_wavelets", "pytorch-wavelets==1.3.0",
+          "DWTForward/DWTInverse (2 levels, db3, zero) with soft-thresholded details; DWT1D (3 levels, db2) roundtrip",
+          _pytorch_wavelets_dwt_roundtrip, _PYWAVELETS, scope="module"),
+    Entry("wavelets-dtcwt-scat-train", "pytorch_wavelets", "pytorch-wavelets==1.3.0",
+          "DTCWTForward/Inverse (J=2) reconstruction loss and ScatLayer features into a classifier: a training step",
+          _pytorch_wavelets_dtcwt_scat_train, _PYWAVELETS, grad=True, training=True, scope="module"),
+    Entry("tntorch-tt-decompose", "tntorch", "tntorch==1.1.2",
+          "TT-SVD (ranks 3), relative error, norm, dot, round_tt of a sum, element and slice reads",
+          _tntorch_tt_decompose, _TNTORCH, scope="module"),
+    Entry("tntorch-tucker-cp", "tntorch", "tntorch==1.1.2",
+          "Tucker (HOSVD) and CP (ALS) of a 5x6x7 tensor: errors, product, mean, sum over a dim, dist",
+          _tntorch_tucker_cp_metrics, _TNTORCH, scope="module"),
+    Entry("interpol-spline-pull", "interpol", "torch-interpol==0.3.0",
+          "cubic spline_coeff_nd, grid_pull at scattered points, grid_grad, identity_grid warp (linear, zero bound)",
+          _interpol_spline_pull, _INTERPOL, scope="module"),
+    Entry("interpol-register-train", "interpol", "torch-interpol==0.3.0",
+          "learnable displacement, cubic grid_pull, MSE and smoothness, Adam step; grid_push, grid_count, resize",
+          _interpol_register_train, _INTERPOL, grad=True, training=True, scope="module"),
+    Entry("torchnmf-nmf-fit", "torchnmf", "torchnmf==0.3.5",
+          "NMF rank 4 fit by multiplicative updates: beta 2 and beta 1 with L1/L2 regularization, 6 iterations each",
+          _torchnmf_nmf_fit, _TORCHNMF, grad=True, training=True, scope="module"),
+    Entry("torchnmf-nmfd-plca-fit", "torchnmf", "torchnmf==0.3.5",
+          "NMFD (rank 3, 4-frame templates, beta 1) fit and PLCA (rank 4, EM) fit",
+          _torchnmf_nmfd_plca_fit, _TORCHNMF, grad=True, training=True, scope="module"),
+    Entry("linode-magnus", "torch_linode", "torch-linode==0.3.0",
+          "odeint adaptive Magnus order 4, order 6 non-homogeneous, order 2 dense output evaluated at 3 times",
+          _linode_magnus, _LINODE, scope="module"),
+    Entry("linode-adjoint-train", "torch_linode", "torch-linode==0.3.0",
+          "odeint_adjoint (Magnus 4, Gauss-Kronrod quadrature) of a learnable A(t) module: a training step",
+          _linode_adjoint_train, _LINODE, grad=True, training=True, scope="module"),
 ]}
