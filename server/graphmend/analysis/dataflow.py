@@ -509,6 +509,10 @@ class Env:
             # self._check_potentials(arc_scores, lengths)`, `lengths` a tensor or made one)
             elts = self.returned_elements(value, len(target.elts)) \
                 if vals is None and kind is not Kind.STATIC else None
+            if _saved_tensors(value):
+                # `t, *rest = ctx.saved_tensors` in an autograd Function's backward: tensors
+                # (torch-linode's adjoint, realcode round 28)
+                elts = (Kind.TENSOR,) * len(target.elts)
             for i, t in enumerate(target.elts):
                 if vals is not None:
                     self.bind(t, self.kind(vals[i]), vals[i])
@@ -809,6 +813,8 @@ class Env:
                 return Kind.TENSOR
             if self.container_item(e) == "sequence":
                 return Kind.TENSOR  # an item of a parameter annotated List[Tensor] / Tuple[Tensor, ...]
+            if _saved_tensors(e.value) and not isinstance(e.slice, ast.Slice):
+                return Kind.TENSOR  # `ctx.saved_tensors[0]`
             base = self.kind(e.value)
             if base is Kind.STATIC and self.kind(e.slice) is Kind.TENSOR:
                 return Kind.UNKNOWN
@@ -1191,6 +1197,11 @@ def _maybe_none(value: Optional[ast.expr]) -> bool:
     if isinstance(value, ast.BoolOp):
         return any(_maybe_none(v) for v in value.values)
     return False
+
+
+def _saved_tensors(e: Optional[ast.expr]) -> bool:
+    """`ctx.saved_tensors`: what an autograd Function's forward saved, a tuple of tensors."""
+    return isinstance(e, ast.Attribute) and e.attr == "saved_tensors"
 
 
 def _plain_method(node: ast.AST) -> bool:

@@ -430,7 +430,9 @@ class FunctionWalker:
                 _mark_loads(part, {target.id}, loads)
             out.update(dict.fromkeys(loads, iterable))
 
-    def _known_mask(self, e: ast.Name) -> bool:
+    def _known_mask(self, e: ast.expr) -> bool:
+        if not isinstance(e, ast.Name):
+            return False
         held = self._flow_masks.get(e.id)
         return (held is not None and held[1] in self._blocks) or (self._masks is not None and e.id in self._masks)
 
@@ -987,7 +989,12 @@ class FunctionWalker:
         combined or reshaped (torchani's `pairs[:, mask.view(-1)]`, `x[~m]`, `x[m1 & m2]`)."""
         return self.env.kind(x) is Kind.TENSOR and (
             isinstance(x, ast.Compare) or self.is_mask_name(x) or self.is_mask_attr(x)
-            or (isinstance(x, (ast.Call, ast.UnaryOp, ast.BinOp)) and boolean_expr(x, self.is_mask_name)))
+            or (isinstance(x, (ast.Call, ast.UnaryOp, ast.BinOp, ast.Subscript)) and boolean_expr(x, self._mask_operand)))
+
+    def _mask_operand(self, e: ast.expr) -> bool:
+        """A mask name or mask attribute inside a boolean expression (torch-linode's
+        `unique_indices[~self.P_available[unique_indices]]`, realcode round 28)."""
+        return self.is_mask_name(e) or self.is_mask_attr(e)
 
     def is_mask_name(self, e: ast.expr) -> bool:
         """A local bound once, to a boolean tensor expression (a comparison, `~`, `&`, `|` of
@@ -1018,7 +1025,7 @@ class FunctionWalker:
                     value = st.value.args[1] if len(st.value.args) > 1 else None
                     local = bool_mask_names(fi.node) if value is not None and any(
                         isinstance(n, ast.Name) for n in fast_walk(value)) else {}
-                    if value is None or not boolean_expr(value, lambda n: n.id in local):
+                    if value is None or not boolean_expr(value, lambda n: isinstance(n, ast.Name) and n.id in local):
                         return False
                     stores += 1
                     continue
@@ -1756,15 +1763,18 @@ def _truth_names(e: ast.expr) -> list[str]:
 
 def boolean_expr(e: ast.expr, is_mask) -> bool:
     """A boolean tensor expression: a comparison, `~`, `&`, `|` of such, torch.isnan/isinf/
-    isfinite/logical_*, a name `is_mask(name)` holds to be one, such a mask reshaped."""
+    isfinite/logical_*, a name (or attribute) `is_mask(e)` holds to be one, such a mask reshaped
+    or indexed (`m[idx]`: torch-linode's `~self.P_available[unique_indices]`, realcode round 28)."""
     if isinstance(e, ast.Compare):
         return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops)
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert):
         return boolean_expr(e.operand, is_mask)
     if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
         return boolean_expr(e.left, is_mask) and boolean_expr(e.right, is_mask)
-    if isinstance(e, ast.Name):
+    if isinstance(e, (ast.Name, ast.Attribute)):
         return is_mask(e)
+    if isinstance(e, ast.Subscript):
+        return boolean_expr(e.value, is_mask)
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_CALLS:
         return True
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_SHAPES:
@@ -1824,8 +1834,8 @@ def bool_mask_names(fn: ast.AST, given: Iterable[str] = ()) -> dict[str, ast.exp
     single = single_assignments(fn, _none_binding)
     masks: dict[str, ast.expr] = {}  # name -> what it is bound to
 
-    def mask(n: ast.Name) -> bool:
-        return n.id in masks
+    def mask(n: ast.expr) -> bool:
+        return isinstance(n, ast.Name) and n.id in masks
 
     changed = True
     while changed:  # `inside = (x >= a) & (x <= b)`, then `outside = ~inside`
@@ -1920,7 +1930,7 @@ def _returned_mask_positions(sym: Symbols, callee: FunctionInfo, n: int) -> froz
             and not any(isinstance(x, (ast.Yield, ast.YieldFrom)) for x in fast_walk(node)):
         masks = bool_mask_names(node)
         found = frozenset(i for i in range(n) if all(
-            boolean_expr(r.value.elts[i], lambda x: x.id in masks) for r in returns))
+            boolean_expr(r.value.elts[i], lambda x: isinstance(x, ast.Name) and x.id in masks) for r in returns))
     cache[key] = found
     return found
 
