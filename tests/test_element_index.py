@@ -122,3 +122,33 @@ def test_an_element_of_a_tensor_as_an_index(case, findings, tmp_path):
         assert here[0].condition is None and broke, (case, here)
     else:
         assert broke == ("though it breaks" in text), (case, broke)
+
+
+PARAM_SOURCE = '''\
+import torch
+
+
+def pick(time: torch.Tensor, table: torch.Tensor):
+    out = []
+    for j in range(2):
+        out.append(time[table[j]].sum())  # reported
+    return torch.stack(out)
+'''
+
+
+@pytest.mark.parametrize("table", ["1-d long", "2-d long", "2-d bool"])
+def test_the_named_condition_holds_where_it_breaks(table, tmp_path):
+    """The condition named for a tensor whose rank and dtype the code leaves open: an element of a
+    1-d one is read into Python, a row of a boolean one is a mask (vector-quantize's
+    `samples[seq_mask[ind]]`, which broke with a 2-d mask while the condition named the rank only);
+    a row of a 2-d integer one is advanced indexing, no break. The condition, evaluated on the
+    argument, says whether Dynamo breaks."""
+    (f,) = [f for f in analyze_source(PARAM_SOURCE, "pick.py", Settings(scope="module")).findings]
+    assert f.condition is not None
+    values = {"1-d long": torch.tensor([0, 2, 1]), "2-d long": torch.tensor([[0, 1], [2, 0]]),
+              "2-d bool": torch.tensor([[True, False, True], [False, True, True]])}
+    arg = values[table]
+    holds = eval(f.condition.text.strip("`"), {"torch": torch, "table": arg})
+    mod = load_module(PARAM_SOURCE, tmp_path, "pick")
+    broke = f.span.start.line in logged_break_lines(mod.pick, torch.randn(3), arg, path=mod.__file__)
+    assert broke == holds == (table != "2-d long"), (table, f.condition.text, broke)

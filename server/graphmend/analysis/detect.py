@@ -907,8 +907,10 @@ class FunctionWalker:
                     # (GB0033, measured on torch 2.13; of a 2-d tensor a row, which traces). Where
                     # the rank is not in the code, named with its condition (torchsurv's cindex.py)
                     held, certain = got
-                    self.add("GM401", node, detail=f"an element of `{ast.unparse(held)}` as an index",
-                             gb_id="GB0033", values=[] if certain else [(_dim_is_one(held), True)])
+                    name = ast.unparse(held)
+                    self.add("GM401", node, detail=f"an element of `{name}` as an index" if certain else
+                             f"an element of `{name}` as an index (a row, when `{name}` is boolean, as a mask)",
+                             gb_id="GB0033", values=[] if certain else [(_element_is_scalar_or_mask(held), True)])
                 elif value_kind is Kind.TENSOR and not masked and (self._items or comp_items):
                     # an item of iterating a tensor (`for idx in perm: y[..., idx] = ...`,
                     # `[final[:, i, l] for i, l in enumerate(lengths)]`): 0-dim when the tensor is
@@ -922,8 +924,10 @@ class FunctionWalker:
                     if held is not None:  # `cast(torch.LongTensor, permutation)`: name `permutation`
                         held = cast_value(held, self.env.qualify) or held
                     if held is not None and ast.dump(node.value) != ast.dump(held):
-                        self.add("GM401", node, detail=f"an item of iterating `{ast.unparse(held)}` as an index",
-                                 gb_id="GB0033", values=[(_dim_is_one(held), True)])
+                        name = ast.unparse(held)
+                        self.add("GM401", node, detail=f"an item of iterating `{name}` as an index (a row, when "
+                                                       f"`{name}` is boolean, as a mask)",
+                                 gb_id="GB0033", values=[(_element_is_scalar_or_mask(held), True)])
                 bounds = [b for x in parts if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step)
                           if b is not None]
                 # whatever is sliced (a tensor, or a value the walk does not know: e2cnn's
@@ -1946,6 +1950,17 @@ _TUPLE_RESULTS = frozenset({"sort", "topk", "unbind", "split", "chunk", "tensor_
 def _dim_is_one(e: ast.expr) -> ast.Compare:
     """`e.dim() == 1`: the condition under which an element of `e` is a 0-dim tensor."""
     return ast.Compare(ast.Call(ast.Attribute(e, "dim", ast.Load()), [], []), [ast.Eq()], [ast.Constant(1)])
+
+
+def _element_is_scalar_or_mask(e: ast.expr) -> ast.BoolOp:
+    """`e.dim() == 1 or e.dtype == torch.bool`: when an element (or a row) of `e`, a tensor whose rank
+    and dtype the code does not fix, breaks as an index: a 0-dim element is read into Python
+    (GB0033); a row of a boolean tensor is a mask, whose selection has a data-dependent shape
+    (GB0036: vector-quantize's `samples[seq_mask[ind]]`, botorch's `sample[feas[i]]`, which broke
+    with 2-d masks while the condition named only the rank)."""
+    is_bool = ast.Compare(ast.Attribute(e, "dtype", ast.Load()), [ast.Eq()],
+                          [ast.Attribute(ast.Name("torch", ast.Load()), "bool", ast.Load())])
+    return ast.BoolOp(ast.Or(), [_dim_is_one(e), is_bool])
 
 
 def _owner(e: ast.expr, methods: tuple, attrs: tuple) -> Optional[ast.expr]:
