@@ -52,12 +52,17 @@ UNTRACEABLE = {
 }
 # numpy functions that make an array (or a 0-dim one) from their arguments: Dynamo traces them as
 # torch ops, so a value read from what they return is a data-dependent operator (measured on
-# torch 2.13 for prod, cumsum, asarray, sum). Not numpy's scalar math on a Python number
-# (`np.sqrt(d)` gives a numpy float Dynamo keeps as a constant).
+# torch 2.13 for prod, cumsum, asarray, sum; for arange, linspace and zeros, and any/all of a
+# Python list, `if np.any([s > 2 for s in x.shape]):`, "generic_jump NumpyNdarrayVariable()":
+# tntorch's `for d in np.arange(t.dim())`, realcode round 28). Not numpy's scalar math on a Python
+# number (`np.sqrt(d)` gives a numpy float Dynamo keeps as a constant).
 NUMPY_ARRAY_FUNCS = frozenset(f"numpy.{f}" for f in (
     "prod", "sum", "cumsum", "cumprod", "array", "asarray", "concatenate", "stack", "diff", "amax", "amin",
-    "argmax", "argmin", "mean"))
+    "argmax", "argmin", "mean", "arange", "linspace", "zeros", "ones", "full", "any", "all"))
 _NUMPY_ARRAY_NAMES = frozenset(q.rsplit(".", 1)[1] for q in NUMPY_ARRAY_FUNCS)
+# numpy reductions: without an axis, one (0-dim) value
+NUMPY_REDUCTIONS = frozenset(f"numpy.{f}" for f in ("prod", "sum", "amax", "amin", "argmax", "argmin", "mean",
+                                                     "any", "all"))
 # numpy functions of an array's shape, dtype or type, not its values: no array whose truth a branch
 # takes (measured on torch 2.13 with `.numpy()` of a tensor: `np.shape(a)[0] == 3` traces; `np.ndim`,
 # `np.size`, `np.result_type`, `np.can_cast` break on another count, "torch.* op returned
@@ -193,6 +198,7 @@ class FunctionWalker:
         self._computed: Optional[frozenset[str]] = None  # intermediates.computed_names, when needed
         self._numpy_names: set[str] = set()  # names last bound to a numpy array (track_numpy)
         self._numpy_nodes: set[int] = set()  # id() of loads of a comprehension's target over one
+        self._numpy_items: set[str] = set()  # names a loop binds to a numpy array's items
         self._shadowed: set[int] = set()  # id() of loads of any other comprehension target
         self._narrowed: dict[str, str] = {}  # name -> class, in the body of `if isinstance(name, C):`
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
@@ -497,6 +503,7 @@ class FunctionWalker:
             for _ in range(2):  # loop-carried kinds: a second pass settles most
                 if item is not None:  # each pass starts an iteration (track_numpy drops it after the loop)
                     self._numpy_names.add(item)
+                    self._numpy_items.add(item)
                 self.block(s.body)
             self.block(s.orelse)
         elif isinstance(s, ast.While):
@@ -798,7 +805,7 @@ class FunctionWalker:
         if isinstance(e, ast.Compare):
             return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops) \
                 and any(self.numpy_value(x) for x in [e.left, *e.comparators])
-        return isinstance(e, ast.Name) and self.numpy_value(e)
+        return isinstance(e, (ast.Name, ast.Call)) and self.numpy_value(e)
 
     def truth_of_tensor(self, e: ast.expr) -> bool:
         """Whether Python takes the truth of a tensor's VALUE here (not of a static part)."""
@@ -847,10 +854,11 @@ class FunctionWalker:
                     before = [(w, truth) for w in b.values[:i]]
                     for n in ast.walk(v):
                         self._short_circuit[id(n)] = self._short_circuit.get(id(n), []) + before
-        if self._numpy_names or self._numpy_nodes:
-            for node in nodes:
-                if isinstance(node, _COMPREHENSIONS):
-                    self.numpy_comprehension(node)
+        for node in nodes:
+            # over a name bound to an array, or over a numpy call (`for d in np.arange(t.dim())`)
+            if isinstance(node, _COMPREHENSIONS) and (self._numpy_names or self._numpy_nodes or any(
+                    isinstance(g.iter, ast.Call) for g in node.generators)):
+                self.numpy_comprehension(node)
         comp_items: dict[int, ast.expr] = {}  # id() of loads of a comprehension's target over a tensor
         for node in nodes:
             if isinstance(node, ast.Call):
@@ -895,7 +903,15 @@ class FunctionWalker:
                     if any(self.proven_tensor(b, node) for b in index):
                         self.add("GM401", node, detail=f"a tensor as an index of the list `{node.value.id}` "
                                                        "(`Tensor.__index__`)", gb_id="GB0124")
-                if value_kind is Kind.TENSOR and not masked and any(self.zero_dim(x) for x in parts):
+                if read and not masked and any(self.numpy_item(x) for x in parts if isinstance(x, (ast.Call, ast.BinOp))
+                                               or self._numpy_items or self._numpy_nodes):
+                    # an item of a numpy array as an index, of a shape, a list, a tensor or another
+                    # array: Dynamo traces numpy as tensors, so the item is a 0-dim tensor read into
+                    # Python (GB0033, measured on torch 2.13; tntorch's `t.shape[d]` for `d in
+                    # np.arange(t.dim())`, realcode round 28)
+                    self.add("GM401", node, detail="a numpy array's item as an index (Dynamo traces numpy as "
+                                                   "tensors)", gb_id="GB0033")
+                elif value_kind is Kind.TENSOR and not masked and any(self.zero_dim(x) for x in parts):
                     # a 0-dim tensor the frame computed as an index (`x[y.argmax()]`, `x[i] = v`,
                     # `x[t.sum() > 0] = 0`): its value is read into Python (GB0033, measured on
                     # torch 2.13; a 1-d index tensor is advanced indexing, and traces)
@@ -1217,8 +1233,26 @@ class FunctionWalker:
             return self.numpy_value(e.left) or self.numpy_value(e.right)  # `s + 1`: numpy's too
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
             return self.numpy_value(e.operand)
+        if isinstance(e, ast.Compare):  # `np.array(t.shape)[dim] == 1`: an array of bools
+            return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops) \
+                and any(self.numpy_value(x) for x in [e.left, *e.comparators])
         return isinstance(e, ast.Name) and (id(e) in self._numpy_nodes or (
             e.id in self._numpy_names and id(e) not in self._shadowed))
+
+    def numpy_item(self, e: ast.expr) -> bool:
+        """`e` is one value of a numpy array (a 0-dim array Dynamo traces as a tensor): an item a loop
+        or comprehension takes of one (`for d in np.arange(t.dim())`), a reduction of one without
+        an axis (`np.argmax(a)`), arithmetic on such. Not a whole array: `x[:, :, i, j]` with `i`,
+        `j` arrays is advanced indexing, which traces (pytorch-wavelets' `np.outer` grids)."""
+        if isinstance(e, ast.BinOp) and not isinstance(e.op, (ast.Mod, ast.MatMult)):
+            return self.numpy_item(e.left) or self.numpy_item(e.right)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+            return self.numpy_item(e.operand)
+        if isinstance(e, ast.Name):
+            return id(e) in self._numpy_nodes or (e.id in self._numpy_items and id(e) not in self._shadowed)
+        if isinstance(e, ast.Call) and len(e.args) <= 1 and not any(k.arg == "axis" for k in e.keywords):
+            return (self.env.qualify(e.func) or "") in NUMPY_REDUCTIONS
+        return False
 
     def numpy_item_target(self, iterable: ast.expr, target: ast.expr) -> Optional[str]:
         """The name a loop over a numpy array binds to its items (rows of a 2-dim one, 0-dim
@@ -1266,6 +1300,8 @@ class FunctionWalker:
                 and (isinstance(v, ast.Subscript) or v.attr == "T"))
             # `a = t.numpy()`, `n = np.linalg.norm(a)`, `c = m / (n + 1e-6)`: arrays Dynamo traces
             or (isinstance(v, (ast.Call, ast.BinOp)) and _may_make_array(v) and self.numpy_value(v)))
+        if self._numpy_items:
+            self._numpy_items -= _bound_names(s)
         if not (made or self._numpy_names):
             return
         self._numpy_names -= _bound_names(s)
@@ -1876,31 +1912,25 @@ def unpacked_masks(fi: FunctionInfo, sym: Symbols, known: dict) -> dict[str, ast
     = self._flatten_padded_edges(...)`, whose `mask = nn_indices >= 0` is returned third, then
     `self.affinity_in_[edge_mask]`: realcode round 27). Each maps to a placeholder value."""
     fn = fi.node
-    unpacks = [st for st in _statements(fn.body) if isinstance(st, ast.Assign) and len(st.targets) == 1
-               and isinstance(st.targets[0], (ast.Tuple, ast.List)) and isinstance(st.value, ast.Call)
-               and not any(isinstance(e, ast.Starred) for e in st.targets[0].elts)]
-    if not unpacks:
+    found: list[tuple[list, frozenset]] = []
+    for st in _statements(fn.body):
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], (ast.Tuple, ast.List)) \
+                and isinstance(st.value, ast.Call) and not any(isinstance(e, ast.Starred) for e in st.targets[0].elts):
+            elts = st.targets[0].elts
+            callee = _unpacked_callee(fi, sym, st.value.func)
+            positions = _returned_mask_positions(sym, callee, len(elts)) if callee is not None else frozenset()
+            if positions:
+                found.append((elts, positions))
+    if not found:
         return {}
-    binds: dict[str, int] = {}
+    binds: dict[str, int] = {}  # only a name bound once here: not rebound after the unpacking
     for n in fast_walk(fn):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
             binds[n.id] = binds.get(n.id, 0) + 1
         elif isinstance(n, ast.arg):
             binds[n.arg] = 2  # a parameter: bound by the caller too
-    out: dict[str, ast.expr] = {}
-    for st in unpacks:
-        elts = st.targets[0].elts
-        names = {i: e.id for i, e in enumerate(elts) if isinstance(e, ast.Name) and binds.get(e.id) == 1
-                 and e.id not in known}
-        if not names:
-            continue
-        callee = _unpacked_callee(fi, sym, st.value.func)
-        if callee is None:
-            continue
-        for i in _returned_mask_positions(sym, callee, len(elts)):
-            if i in names:
-                out[names[i]] = ast.Constant(True)
-    return out
+    return {e.id: ast.Constant(True) for elts, positions in found for i, e in enumerate(elts)
+            if i in positions and isinstance(e, ast.Name) and binds.get(e.id) == 1 and e.id not in known}
 
 
 def _unpacked_callee(fi: FunctionInfo, sym: Symbols, func: ast.expr) -> Optional[FunctionInfo]:
@@ -1930,11 +1960,15 @@ def _returned_mask_positions(sym: Symbols, callee: FunctionInfo, n: int) -> froz
         return cache[key]
     returns = [st for st in _statements(node.body) if isinstance(st, ast.Return)]
     found: frozenset = frozenset()
-    if returns and all(isinstance(r.value, ast.Tuple) and len(r.value.elts) == n for r in returns) \
-            and not any(isinstance(x, (ast.Yield, ast.YieldFrom)) for x in fast_walk(node)):
-        masks = bool_mask_names(node)
-        found = frozenset(i for i in range(n) if all(
-            boolean_expr(r.value.elts[i], lambda x: isinstance(x, ast.Name) and x.id in masks) for r in returns))
+    if returns and all(isinstance(r.value, ast.Tuple) and len(r.value.elts) == n for r in returns):
+        # a position each return fills with a name or a boolean expression (the mask names, which
+        # cost a pass over the body, only then)
+        maybe = [i for i in range(n) if all(isinstance(r.value.elts[i], ast.Name)
+                                            or boolean_expr(r.value.elts[i], lambda _: True) for r in returns)]
+        if maybe and not any(isinstance(x, (ast.Yield, ast.YieldFrom)) for x in fast_walk(node)):
+            masks = bool_mask_names(node)
+            found = frozenset(i for i in maybe if all(
+                boolean_expr(r.value.elts[i], lambda x: isinstance(x, ast.Name) and x.id in masks) for r in returns))
     cache[key] = found
     return found
 
