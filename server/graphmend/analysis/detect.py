@@ -15,7 +15,7 @@ from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
 from graphmend.analysis.numpy_attrs import class_attr_is_array
 from graphmend.analysis.dataflow import Env, Kind, cast_value, compiling_guard, docstring_bool_tensors
-from graphmend.analysis.intermediates import computed_names, is_intermediate, requires_grad_flag
+from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
@@ -199,6 +199,8 @@ class FunctionWalker:
         self._numpy_names: set[str] = set()  # names last bound to a numpy array (track_numpy)
         self._numpy_nodes: set[int] = set()  # id() of loads of a comprehension's target over one
         self._numpy_items: set[str] = set()  # names a loop binds to a numpy array's items
+        # attributes `self.x` this frame stored a computed tensor in, on every path to here
+        self._computed_attrs: set[str] = set()
         self._shadowed: set[int] = set()  # id() of loads of any other comprehension target
         self._narrowed: dict[str, str] = {}  # name -> class, in the body of `if isinstance(name, C):`
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
@@ -298,7 +300,15 @@ class FunctionWalker:
         self._blocks.append(id(body))
         depth = len(self.path)
         for stmt in body:
-            self.stmt(stmt)
+            t = type(stmt)
+            if t in _MAYBE_SKIPPED:  # a loop body may not run, a try body may stop anywhere
+                held = set(self._computed_attrs)
+                self.stmt(stmt)
+                self._computed_attrs &= held
+            else:
+                self.stmt(stmt)
+                if t is ast.Assign or t is ast.AugAssign or t is ast.AnnAssign:
+                    self.note_attr_store(stmt)
             self.track_numpy(stmt)
             if isinstance(stmt, ast.If) and self.exit_test(stmt):
                 break  # the rest is never traced
@@ -635,7 +645,9 @@ class FunctionWalker:
         if narrowed:
             self._narrowed = {**narrowed_before, **narrowed}
         numpy_before = set(self._numpy_names)
+        attrs_before = set(self._computed_attrs)
         self.block(s.body)
+        attrs_body, self._computed_attrs = self._computed_attrs, attrs_before
         self._narrowed = narrowed_before
         self.path[-1] = (s.test, False)
         after_body, facts_body = self.env.kinds, self.facts
@@ -653,6 +665,11 @@ class FunctionWalker:
         self.assume_none(none_else)
         self.block(s.orelse)
         self._numpy_names |= numpy_body
+        body_exits, else_exits = always_exits(s.body), always_exits(s.orelse)
+        if body_exits != else_exits:  # only the side that runs on reaches what follows
+            self._computed_attrs = set(self._computed_attrs if body_exits else attrs_body)
+        else:
+            self._computed_attrs &= attrs_body
         self.path.pop()
         if isinstance(s.test, ast.Compare) and len(none_body) == 1:
             self.record_none_split(none_body[0], after_body, self.env.kinds)
@@ -1308,6 +1325,21 @@ class FunctionWalker:
         if made:
             self._numpy_names |= {t.id for t in s.targets if isinstance(t, ast.Name)}
 
+    def note_attr_store(self, s: ast.stmt) -> None:
+        """After `self.x = <computed>` (or `self.x += ...`): `self.x` holds a tensor this frame
+        computed, until stored otherwise (torchdr's `self.embedding_ = self.init_scaling *
+        embedding_ / ...` in each branch, then `return self.embedding_.requires_grad_()`: GB8985,
+        realcode round 27)."""
+        targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+        for t in targets:
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                if isinstance(s, ast.AugAssign) or (s.value is not None and computed(s.value)):
+                    self._computed_attrs.add(t.attr)
+                else:
+                    self._computed_attrs.discard(t.attr)
+            elif isinstance(t, (ast.Tuple, ast.List)) and self._computed_attrs:
+                self._computed_attrs -= {e.attr for e in ast.walk(t) if isinstance(e, ast.Attribute)}
+
     def requires_grad(self, tensor: ast.expr, node: ast.AST, what: str, gb: str,
                       flag: Optional[ast.expr] = None) -> None:
         """GM405: `what` changes `requires_grad` of `tensor`, a break when it is a tensor this
@@ -1316,7 +1348,9 @@ class FunctionWalker:
             return
         if self._computed is None:
             self._computed = computed_names(self.fi.node)
-        if is_intermediate(tensor, self._computed):
+        if is_intermediate(tensor, self._computed) or (
+                isinstance(tensor, ast.Attribute) and isinstance(tensor.value, ast.Name) and tensor.value.id == "self"
+                and tensor.attr in self._computed_attrs):
             self.add("GM405", node, detail=f"{what} `{ast.unparse(tensor)[:40]}` (computed in the graph)",
                      gb_id=gb, values=[(flag, True)] if flag is not None else None)
 
@@ -1771,6 +1805,9 @@ def _module_ref(e: ast.expr, qualify) -> bool:
     """`e` names a module (`torch`, `np`): `torch.max(...)` is a function, not a method."""
     q = qualify(e) or ""
     return isinstance(e, (ast.Name, ast.Attribute)) and q.split(".")[0] in ("torch", "numpy")
+
+
+_MAYBE_SKIPPED = (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.Match)
 
 
 def always_exits(body: list[ast.stmt]) -> bool:
