@@ -2,10 +2,12 @@
 (realcode round 27, torchdr 0.5's AffinityMatcher: `loss = self._compute_loss()`, an overridden
 method whose base returns `LOSS_DICT[...](...)`, then `loss.backward()`: GB0123 unreported).
 
-Also when the name holds what an object's method returns, which may have a `backward` of its own
-(cooper's `primal_lagrangian_store = cmp_state.compute_primal_lagrangian()`, a LagrangianStore
-whose `backward()` calls the tensor's): Dynamo breaks on the caller's line as well as inside it.
-Each case is checked statically and run under Dynamo (its graph-break log).
+Also when the name holds what an object of another module's class returns, which may have a
+`backward` of its own (cooper's `primal_lagrangian_store = cmp_state.compute_primal_lagrangian()`,
+a LagrangianStore whose `backward()` calls the tensor's): Dynamo breaks on the caller's line as
+well as inside it. Not in a module where a class has a `backward` of its own, which may touch no
+tensor (tests/test_tensor_callables.py, tests/test_autograd_in_graph.py keep those). Each case is
+checked statically and run under Dynamo (its graph-break log).
 """
 
 from __future__ import annotations
@@ -13,17 +15,15 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import case_span, load_module
+import sys
+
+from difftest import case_span
 from graphmend.analysis import analyze_source
+from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
 from test_callers import logged_break_lines
 
-SOURCE = '''\
-import torch
-
-LOSSES = {"square": lambda w, x: ((w * x) ** 2).sum()}
-
-
+STORE = '''\
 class Store:
     def __init__(self, value):
         self.value = value
@@ -35,6 +35,14 @@ class Store:
 class Holder:
     def compute(self, w, x):
         return Store((w * x).sum())
+'''
+
+SOURCE = '''\
+import torch
+
+from backward_store import Holder
+
+LOSSES = {"square": lambda w, x: ((w * x) ** 2).sum()}
 
 
 class Step(torch.nn.Module):
@@ -65,19 +73,24 @@ class Step(torch.nn.Module):
 CASES = ["method", "closure", "object-method"]
 
 
-@pytest.fixture(scope="module")
-def findings():
-    return analyze_source(SOURCE, "backward_evidence.py", Settings(scope="module")).findings
-
-
 @pytest.mark.parametrize("case", CASES)
-def test_backward_of_a_name(case, findings, tmp_path):
-    block, reported = case_span(SOURCE, case, ("if case ==", "return x\\n"))
+def test_backward_of_a_name(case, tmp_path, monkeypatch):
+    (tmp_path / "backward_store.py").write_text(STORE)
+    main = tmp_path / "backward_evidence.py"
+    main.write_text(SOURCE)
+    findings = analyze_source(SOURCE, str(main), Settings(scope="module"), workspace=Workspace([str(tmp_path)])).findings
+    block, reported = case_span(SOURCE, case, ("if case ==", "return x\n"))
     got = [f for f in findings if f.span.start.line in block]
     assert sorted(f.span.start.line for f in got) == reported, (case, got)
     assert all(f.code == "GM403" and f.gb_id == "GB0123" for f in got)
-    mod = load_module(SOURCE, tmp_path, "backward_evidence")
-    broke = logged_break_lines(mod.Step().run, case, torch.ones(4), lambda w, x: (w * x).sum(), path=mod.__file__)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("backward_store", "backward_evidence"):
+        sys.modules.pop(name, None)
+    import backward_evidence
+    broke = logged_break_lines(backward_evidence.Step().run, case, torch.ones(4), lambda w, x: (w * x).sum(),
+                               path=str(main))
     assert sorted(n for n in broke if n in block) == reported, (case, broke)
     if case == "object-method":  # and on the Store's own line
-        assert SOURCE.splitlines().index("        self.value.backward()") + 1 in broke
+        store = str(tmp_path / "backward_store.py")
+        inner = logged_break_lines(backward_evidence.Step().run, case, torch.ones(4), None, path=store)
+        assert STORE.splitlines().index("        self.value.backward()") + 1 in inner, inner

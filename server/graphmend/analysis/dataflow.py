@@ -60,9 +60,10 @@ SCALAR_METHODS = frozenset({"item", "tolist", "numpy"})
 # `values`, `indices`: of the (values, indices) tuple a reduction over a dim gives (`dist.min(dim=1)
 # .values < 3.0`, torch-kf's association, realcode round 27), which the walk takes for a tensor
 TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag", "grad", "values", "indices"})
-# Methods whose presence on a name is evidence that it is a tensor. `backward`: what an object's
-# method gives may have a `backward` of its own (cooper's LagrangianStore), but Dynamo breaks on
-# the caller's line then too (tests/test_backward_evidence.py).
+# Methods whose presence on a name is evidence that it is a tensor. `backward`: not in a module
+# where a class has a `backward` of its own (own_backward); an object of a class of another module
+# with one (cooper's LagrangianStore, which calls the tensor's) breaks on the caller's line too
+# (tests/test_backward_evidence.py).
 TENSOR_EVIDENCE = frozenset({
     "view", "reshape", "transpose", "permute", "contiguous", "masked_fill", "masked_fill_",
     "unsqueeze", "squeeze", "expand", "expand_as", "repeat", "softmax", "matmul", "float", "half",
@@ -143,6 +144,17 @@ def _call_name(c: ast.Call) -> str:
 def _is_optimizer(sym: Symbols, ci: ClassInfo) -> bool:
     """`ci` derives from torch.optim.Optimizer (through classes of its file or others)."""
     return any(b in OPTIMIZER_BASES for _, c in lineage(sym, ci) for b in c.bases)
+
+
+def own_backward(symbols: Symbols) -> bool:
+    """Whether a class of the module defines a `backward` method and is no autograd Function (whose
+    `backward` autograd calls): `s.backward()` there may be that method (computed once per Symbols)."""
+    got = symbols.__dict__.get("_own_backward")
+    if got is None:
+        got = any("backward" in ci.methods and not any(b.endswith("Function") for b in ci.bases)
+                  for ci in symbols.classes.values())
+        symbols.__dict__["_own_backward"] = got
+    return got
 
 
 def imports_torch(symbols: Symbols) -> bool:
@@ -438,6 +450,10 @@ class Env:
         # a module that imports neither torch nor anything of it (monai's numpy stain normalizer):
         # `x.min()`, `x.reshape(...)` there are numpy's, no evidence of a tensor
         self.evidence = fi.evidence if imports_torch(symbols) else {}  # name -> its last use's line
+        if fi.backward_only and own_backward(symbols):
+            # `.backward()` alone is no evidence where a class of this module has a `backward` of
+            # its own (a result store whose backward may not touch a tensor)
+            self.evidence = {k: v for k, v in self.evidence.items() if k not in fi.backward_only}
         node = fi.node  # read through the property: `tracking()` sees the header read
         kinds, containers, either, self.unknown_params, records = _header(symbols, fi, node, self.evidence)
         self.kinds: dict[str, Kind] = dict(kinds)

@@ -48,6 +48,7 @@ class FunctionInfo:
     nested: list[str] = field(default_factory=list)  # names of functions defined directly inside
     # names used like tensors (x.view(...), x.shape) -> the last line of such a use
     _evidence: dict[str, int] = field(default_factory=dict)
+    backward_only: set[str] = field(default_factory=set)  # names whose only evidence is `.backward()`
 
     # what comes from the body is read through these, so that `tracking()` sees it
     @property
@@ -334,6 +335,10 @@ class Symbols:
                 f = node.func
                 if fi is not None and type(f) is Attribute and type(f.value) is Name \
                         and f.attr in evidence_methods and not _str_split(node, fi._node):
+                    if f.attr != "backward":
+                        fi.backward_only.discard(f.value.id)
+                    elif f.value.id not in fi._evidence:
+                        fi.backward_only.add(f.value.id)
                     _used_like_a_tensor(fi, f.value.id, node.lineno)
                 if fi is not None and node.args and type(node.args[0]) is Name and _autograd_call(f):
                     # what autograd differentiates is a tensor (torchmin's `f = self.fun(x)`, a
