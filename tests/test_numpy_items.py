@@ -69,3 +69,29 @@ def test_numpy_values_in_compiled_code(case, findings, tmp_path):
     mod = load_module(SOURCE, tmp_path, "numpy_items")
     broke = logged_break_lines(mod.run, case, torch.randn(2, 4), path=mod.__file__)
     assert sorted(n for n in broke if n in block) == reported, (case, broke)
+
+
+OPTIONAL = '''\
+import numpy as np
+import torch
+
+
+def total(x: torch.Tensor, dim=None):
+    if dim is None:
+        dim = np.arange(x.dim())
+    if not hasattr(dim, "__len__"):
+        dim = [dim]
+    return [x.shape[d] * x.sum() for d in dim]  # reported: breaks only when `dim is None`
+'''
+
+
+@pytest.mark.parametrize("dim", [None, 1, [0, 1]])
+def test_an_array_on_one_side_of_a_test_names_it(dim, tmp_path):
+    """tntorch's `sum(t, dim=None)`: `dim` is an array only when it was None, so the finding names
+    that condition (a false alarm in `tn.sum(t, dim=1)` before, realcode round 28), and Dynamo
+    breaks exactly when it holds."""
+    (f,) = analyze_source(OPTIONAL, "optional_dim.py", Settings(scope="module")).findings
+    assert f.code == "GM401" and f.condition is not None and f.condition.text == "`dim is None`", f
+    mod = load_module(OPTIONAL, tmp_path, "optional_dim")
+    broke = f.span.start.line in logged_break_lines(mod.total, torch.randn(2, 3), dim, path=mod.__file__)
+    assert broke == (dim is None), (dim, broke)

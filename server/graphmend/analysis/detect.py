@@ -199,6 +199,9 @@ class FunctionWalker:
         self._numpy_names: set[str] = set()  # names last bound to a numpy array (track_numpy)
         self._numpy_nodes: set[int] = set()  # id() of loads of a comprehension's target over one
         self._numpy_items: set[str] = set()  # names a loop binds to a numpy array's items
+        # names (and item loads) that hold a numpy array only on one side of a test: (test, truth)
+        self._numpy_conds: dict[str, tuple[ast.expr, bool]] = {}
+        self._numpy_node_conds: dict[int, tuple[ast.expr, bool]] = {}
         # attributes `self.x` this frame stored a computed tensor in, on every path to here
         self._computed_attrs: set[str] = set()
         self._shadowed: set[int] = set()  # id() of loads of any other comprehension target
@@ -510,10 +513,13 @@ class FunctionWalker:
             if isinstance(target, ast.Name) and _may_iterate_a_tensor(iterable, env):
                 self._items[target.id] = (iterable, id(s.body))
             item = self.numpy_item_target(s.iter, s.target)
+            item_cond = self.numpy_cond(s.iter) if item is not None and self._numpy_conds else None
             for _ in range(2):  # loop-carried kinds: a second pass settles most
                 if item is not None:  # each pass starts an iteration (track_numpy drops it after the loop)
                     self._numpy_names.add(item)
                     self._numpy_items.add(item)
+                    if item_cond is not None:
+                        self._numpy_conds[item] = item_cond
                 self.block(s.body)
             self.block(s.orelse)
         elif isinstance(s, ast.While):
@@ -645,6 +651,7 @@ class FunctionWalker:
         if narrowed:
             self._narrowed = {**narrowed_before, **narrowed}
         numpy_before = set(self._numpy_names)
+        conds_before = dict(self._numpy_conds) if self._numpy_conds else {}
         attrs_before = set(self._computed_attrs)
         self.block(s.body)
         attrs_body, self._computed_attrs = self._computed_attrs, attrs_before
@@ -664,6 +671,11 @@ class FunctionWalker:
             self.env.kinds[name] = Kind.TENSOR
         self.assume_none(none_else)
         self.block(s.orelse)
+        for name in numpy_body ^ self._numpy_names:  # an array on one side only: named with the test
+            # (the first such test kept: `if dim is None: dim = np.arange(...)`, then `if not
+            # hasattr(dim, "__len__"): dim = [dim]` rebinding it on one side again)
+            self._numpy_conds[name] = conds_before.get(name) or self._numpy_conds.get(name) or (
+                s.test, name in numpy_body)
         self._numpy_names |= numpy_body
         body_exits, else_exits = always_exits(s.body), always_exits(s.orelse)
         if body_exits != else_exits:  # only the side that runs on reaches what follows
@@ -920,14 +932,17 @@ class FunctionWalker:
                     if any(self.proven_tensor(b, node) for b in index):
                         self.add("GM401", node, detail=f"a tensor as an index of the list `{node.value.id}` "
                                                        "(`Tensor.__index__`)", gb_id="GB0124")
-                if read and not masked and any(self.numpy_item(x) for x in parts if isinstance(x, (ast.Call, ast.BinOp))
-                                               or self._numpy_items or self._numpy_nodes):
+                if read and not masked and (item := next((x for x in parts if (
+                        isinstance(x, (ast.Call, ast.BinOp)) or self._numpy_items or self._numpy_nodes)
+                        and self.numpy_item(x)), None)) is not None:
                     # an item of a numpy array as an index, of a shape, a list, a tensor or another
                     # array: Dynamo traces numpy as tensors, so the item is a 0-dim tensor read into
                     # Python (GB0033, measured on torch 2.13; tntorch's `t.shape[d]` for `d in
-                    # np.arange(t.dim())`, realcode round 28)
+                    # np.arange(t.dim())`, realcode round 28); named with the test where the array
+                    # is one on one side of it only (`if dim is None: dim = np.arange(...)`)
+                    cond = self.numpy_cond(item) if self._numpy_conds or self._numpy_node_conds else None
                     self.add("GM401", node, detail="a numpy array's item as an index (Dynamo traces numpy as "
-                                                   "tensors)", gb_id="GB0033")
+                                                   "tensors)", gb_id="GB0033", values=[cond] if cond else None)
                 elif value_kind is Kind.TENSOR and not masked and any(self.zero_dim(x) for x in parts):
                     # a 0-dim tensor the frame computed as an index (`x[y.argmax()]`, `x[i] = v`,
                     # `x[t.sum() > 0] = 0`): its value is read into Python (GB0033, measured on
@@ -1271,6 +1286,17 @@ class FunctionWalker:
             return (self.env.qualify(e.func) or "") in NUMPY_REDUCTIONS
         return False
 
+    def numpy_cond(self, e: ast.expr) -> Optional[tuple[ast.expr, bool]]:
+        """The test under which a name in `e` holds a numpy array, when it does on one side of that
+        test only (tntorch's `if dim is None: dim = np.arange(t.dim())`: an item of `dim` is a
+        0-dim tensor only when `dim is None`)."""
+        for n in fast_walk(e):
+            if isinstance(n, ast.Name):
+                cond = self._numpy_node_conds.get(id(n)) or self._numpy_conds.get(n.id)
+                if cond is not None:
+                    return cond
+        return None
+
     def numpy_item_target(self, iterable: ast.expr, target: ast.expr) -> Optional[str]:
         """The name a loop over a numpy array binds to its items (rows of a 2-dim one, 0-dim
         values of a 1-dim one: Dynamo iterates the tensor it traces): `for x in a`, the value
@@ -1295,9 +1321,18 @@ class FunctionWalker:
         parts = _element_parts(comp)
         parts += [x for gen in comp.generators for x in gen.ifs] + [gen.iter for gen in comp.generators[1:]]
         others = (bound - names) & self._numpy_names  # `[... s ... for s in range(n)]`: not the array `s`
+        conds = {}
+        if names and self._numpy_conds:
+            for gen in comp.generators:
+                name = self.numpy_item_target(gen.iter, gen.target)
+                if name is not None and (cond := self.numpy_cond(gen.iter)) is not None:
+                    conds[name] = cond
         for part in parts:
             if names:
                 _mark_loads(part, names, self._numpy_nodes)
+                for n in (fast_walk(part) if conds else ()):
+                    if isinstance(n, ast.Name) and n.id in conds:
+                        self._numpy_node_conds[id(n)] = conds[n.id]
             if others:
                 _mark_loads(part, others, self._shadowed)
 
@@ -1317,8 +1352,11 @@ class FunctionWalker:
                 and (isinstance(v, ast.Subscript) or v.attr == "T"))
             # `a = t.numpy()`, `n = np.linalg.norm(a)`, `c = m / (n + 1e-6)`: arrays Dynamo traces
             or (isinstance(v, (ast.Call, ast.BinOp)) and _may_make_array(v) and self.numpy_value(v)))
-        if self._numpy_items:
-            self._numpy_items -= _bound_names(s)
+        if self._numpy_items or self._numpy_conds:
+            bound = _bound_names(s)
+            self._numpy_items -= bound
+            for name in bound & self._numpy_conds.keys():
+                del self._numpy_conds[name]
         if not (made or self._numpy_names):
             return
         self._numpy_names -= _bound_names(s)
