@@ -883,11 +883,12 @@ class FunctionWalker:
                     before = [(w, truth) for w in b.values[:i]]
                     for n in ast.walk(v):
                         self._short_circuit[id(n)] = self._short_circuit.get(id(n), []) + before
-        for node in nodes:
-            # over a name bound to an array, or over a numpy call (`for d in np.arange(t.dim())`)
-            if isinstance(node, _COMPREHENSIONS) and (self._numpy_names or self._numpy_nodes or any(
-                    isinstance(g.iter, ast.Call) for g in node.generators)):
-                self.numpy_comprehension(node)
+        if self._numpy_names or self._numpy_nodes or self.imports_numpy():
+            for node in nodes:
+                # over a name bound to an array, or over a numpy call (`for d in np.arange(t.dim())`)
+                if isinstance(node, _COMPREHENSIONS) and (self._numpy_names or self._numpy_nodes or any(
+                        isinstance(g.iter, ast.Call) for g in node.generators)):
+                    self.numpy_comprehension(node)
         comp_items: dict[int, ast.expr] = {}  # id() of loads of a comprehension's target over a tensor
         for node in nodes:
             if isinstance(node, ast.Call):
@@ -932,9 +933,10 @@ class FunctionWalker:
                     if any(self.proven_tensor(b, node) for b in index):
                         self.add("GM401", node, detail=f"a tensor as an index of the list `{node.value.id}` "
                                                        "(`Tensor.__index__`)", gb_id="GB0124")
-                if read and not masked and (item := next((x for x in parts if (
-                        isinstance(x, (ast.Call, ast.BinOp)) or self._numpy_items or self._numpy_nodes)
-                        and self.numpy_item(x)), None)) is not None:
+                if read and not masked and (self._numpy_items or self._numpy_nodes or self.imports_numpy()) and (
+                        item := next((x for x in parts if (
+                            isinstance(x, (ast.Call, ast.BinOp)) or self._numpy_items or self._numpy_nodes)
+                            and self.numpy_item(x)), None)) is not None:
                     # an item of a numpy array as an index, of a shape, a list, a tensor or another
                     # array: Dynamo traces numpy as tensors, so the item is a 0-dim tensor read into
                     # Python (GB0033, measured on torch 2.13; tntorch's `t.shape[d]` for `d in
@@ -1285,6 +1287,16 @@ class FunctionWalker:
         if isinstance(e, ast.Call) and len(e.args) <= 1 and not any(k.arg == "axis" for k in e.keywords):
             return (self.env.qualify(e.func) or "") in NUMPY_REDUCTIONS
         return False
+
+    def imports_numpy(self) -> bool:
+        """Whether the module imports numpy (or anything of it): only then can a comprehension
+        iterate a numpy call (computed once per Symbols)."""
+        sym = self.symbols
+        got = sym.__dict__.get("_imports_numpy")
+        if got is None:
+            got = sym.__dict__["_imports_numpy"] = any(
+                t == "numpy" or t.startswith("numpy.") for t in sym.imports.values())
+        return got
 
     def numpy_cond(self, e: ast.expr) -> Optional[tuple[ast.expr, bool]]:
         """The test under which a name in `e` holds a numpy array, when it does on one side of that
