@@ -159,11 +159,18 @@ def own_backward(symbols: Symbols) -> bool:
 
 def imports_torch(symbols: Symbols) -> bool:
     """Whether the module imports torch or anything from it (computed once per Symbols)."""
-    got = symbols.__dict__.get("_imports_torch")
+    return imports(symbols, "torch")
+
+
+def imports(symbols: Symbols, top: str) -> bool:
+    """Whether the module imports `top` (a top-level package) or anything from it, by name or by a
+    star import (computed once per Symbols and package)."""
+    key = f"_imports_{top}"
+    got = symbols.__dict__.get(key)
     if got is None:
-        got = any(t == "torch" or t.startswith("torch.") for t in symbols.imports.values()) or any(
-            m == "torch" or m.startswith("torch.") for m in symbols.star_imports)
-        symbols.__dict__["_imports_torch"] = got
+        got = any(t == top or t.startswith(top + ".") for t in symbols.imports.values()) or any(
+            m == top or m.startswith(top + ".") for m in symbols.star_imports)
+        symbols.__dict__[key] = got
     return got
 
 

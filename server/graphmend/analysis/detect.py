@@ -14,13 +14,13 @@ from graphmend.analysis.astwalk import preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
 from graphmend.analysis.numpy_attrs import class_attr_is_array
-from graphmend.analysis.dataflow import Env, Kind, cast_value, compiling_guard, docstring_bool_tensors
+from graphmend.analysis.dataflow import Env, Kind, cast_value, compiling_guard, docstring_bool_tensors, imports
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
                                         bound_only_to, lineage, method_aliases, overrides, param_defaults,
-                                        registered_name, single_assignments, statement_targets)
+                                        _self_attrs, registered_name, single_assignments, statement_targets)
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -688,7 +688,7 @@ class FunctionWalker:
         self.facts = self.facts.merged(s.test if static_test else None, after_body, facts_body, self.env.kinds)
         kept = {n: self.env.kinds[n] for n in [*is_tensor, *none_tensor] if n in self.env.kinds}
         self.env.merge(after_body)
-        if kept and always_exits(s.body) and not always_exits(s.orelse):
+        if kept and body_exits and not else_exits:
             # the body returns or raises: after the if, only the else side's values go on
             # (torchdr's `check_neighbor_param`: a tensor branch that returns, then `if n_samples
             # <= 1: raise` on Python ints; the parameters' `.device` read in that branch is no
@@ -831,10 +831,7 @@ class FunctionWalker:
         NumpyNdarrayVariable()", measured on torch 2.13: pfrl's clip_l2_grad_norm_, realcode round 19)."""
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
             return self.numpy_truth(e.operand)
-        if isinstance(e, ast.Compare):
-            return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops) \
-                and any(self.numpy_value(x) for x in [e.left, *e.comparators])
-        return isinstance(e, (ast.Name, ast.Call)) and self.numpy_value(e)
+        return isinstance(e, (ast.Name, ast.Call, ast.Compare)) and self.numpy_value(e)
 
     def truth_of_tensor(self, e: ast.expr) -> bool:
         """Whether Python takes the truth of a tensor's VALUE here (not of a static part)."""
@@ -883,7 +880,7 @@ class FunctionWalker:
                     before = [(w, truth) for w in b.values[:i]]
                     for n in ast.walk(v):
                         self._short_circuit[id(n)] = self._short_circuit.get(id(n), []) + before
-        if self._numpy_names or self._numpy_nodes or self.imports_numpy():
+        if self._numpy_names or self._numpy_nodes or imports(self.symbols, "numpy"):
             for node in nodes:
                 # over a name bound to an array, or over a numpy call (`for d in np.arange(t.dim())`)
                 if isinstance(node, _COMPREHENSIONS) and (self._numpy_names or self._numpy_nodes or any(
@@ -933,7 +930,7 @@ class FunctionWalker:
                     if any(self.proven_tensor(b, node) for b in index):
                         self.add("GM401", node, detail=f"a tensor as an index of the list `{node.value.id}` "
                                                        "(`Tensor.__index__`)", gb_id="GB0124")
-                if read and not masked and (self._numpy_items or self._numpy_nodes or self.imports_numpy()) and (
+                if read and not masked and (self._numpy_items or self._numpy_nodes or imports(self.symbols, "numpy")) and (
                         item := next((x for x in parts if (
                             isinstance(x, (ast.Call, ast.BinOp)) or self._numpy_items or self._numpy_nodes)
                             and self.numpy_item(x)), None)) is not None:
@@ -1288,16 +1285,6 @@ class FunctionWalker:
             return (self.env.qualify(e.func) or "") in NUMPY_REDUCTIONS
         return False
 
-    def imports_numpy(self) -> bool:
-        """Whether the module imports numpy (or anything of it): only then can a comprehension
-        iterate a numpy call (computed once per Symbols)."""
-        sym = self.symbols
-        got = sym.__dict__.get("_imports_numpy")
-        if got is None:
-            got = sym.__dict__["_imports_numpy"] = any(
-                t == "numpy" or t.startswith("numpy.") for t in sym.imports.values())
-        return got
-
     def numpy_cond(self, e: ast.expr) -> Optional[tuple[ast.expr, bool]]:
         """The test under which a name in `e` holds a numpy array, when it does on one side of that
         test only (tntorch's `if dim is None: dim = np.arange(t.dim())`: an item of `dim` is a
@@ -1323,6 +1310,7 @@ class FunctionWalker:
         `[tuple(slice(s, ...) for d, s in enumerate(x)) for x in out]`, `out` an array)."""
         names: set[str] = set()
         bound: set[str] = set()
+        conds: dict[str, tuple[ast.expr, bool]] = {}  # an item name -> the test its array needs
         for gen in comp.generators:
             ids = _target_ids(gen.target)
             names -= ids
@@ -1330,15 +1318,11 @@ class FunctionWalker:
             name = self.numpy_item_target(gen.iter, gen.target)
             if name is not None:
                 names.add(name)
+                if self._numpy_conds and (cond := self.numpy_cond(gen.iter)) is not None:
+                    conds[name] = cond
         parts = _element_parts(comp)
         parts += [x for gen in comp.generators for x in gen.ifs] + [gen.iter for gen in comp.generators[1:]]
         others = (bound - names) & self._numpy_names  # `[... s ... for s in range(n)]`: not the array `s`
-        conds = {}
-        if names and self._numpy_conds:
-            for gen in comp.generators:
-                name = self.numpy_item_target(gen.iter, gen.target)
-                if name is not None and (cond := self.numpy_cond(gen.iter)) is not None:
-                    conds[name] = cond
         for part in parts:
             if names:
                 _mark_loads(part, names, self._numpy_nodes)
@@ -1364,14 +1348,14 @@ class FunctionWalker:
                 and (isinstance(v, ast.Subscript) or v.attr == "T"))
             # `a = t.numpy()`, `n = np.linalg.norm(a)`, `c = m / (n + 1e-6)`: arrays Dynamo traces
             or (isinstance(v, (ast.Call, ast.BinOp)) and _may_make_array(v) and self.numpy_value(v)))
+        bound = _bound_names(s) if made or self._numpy_names or self._numpy_items or self._numpy_conds else ()
         if self._numpy_items or self._numpy_conds:
-            bound = _bound_names(s)
             self._numpy_items -= bound
             for name in bound & self._numpy_conds.keys():
                 del self._numpy_conds[name]
         if not (made or self._numpy_names):
             return
-        self._numpy_names -= _bound_names(s)
+        self._numpy_names -= bound
         if made:
             self._numpy_names |= {t.id for t in s.targets if isinstance(t, ast.Name)}
 
@@ -1381,14 +1365,15 @@ class FunctionWalker:
         embedding_ / ...` in each branch, then `return self.embedding_.requires_grad_()`: GB8985,
         realcode round 27)."""
         targets = s.targets if isinstance(s, ast.Assign) else [s.target]
-        for t in targets:
-            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                if isinstance(s, ast.AugAssign) or (s.value is not None and computed(s.value)):
-                    self._computed_attrs.add(t.attr)
-                else:
-                    self._computed_attrs.discard(t.attr)
-            elif isinstance(t, (ast.Tuple, ast.List)) and self._computed_attrs:
-                self._computed_attrs -= {e.attr for e in ast.walk(t) if isinstance(e, ast.Attribute)}
+        attrs = _self_attrs(targets)
+        if attrs and (isinstance(s, ast.AugAssign) or (s.value is not None and computed(s.value))):
+            self._computed_attrs.update(attrs)
+        elif attrs:
+            self._computed_attrs.difference_update(attrs)
+        if self._computed_attrs:  # unpacked into: no longer known
+            for t in targets:
+                if isinstance(t, (ast.Tuple, ast.List)):
+                    self._computed_attrs -= {e.attr for e in ast.walk(t) if isinstance(e, ast.Attribute)}
 
     def requires_grad(self, tensor: ast.expr, node: ast.AST, what: str, gb: str,
                       flag: Optional[ast.expr] = None) -> None:
