@@ -340,9 +340,11 @@ async def run(args) -> dict:
     return results
 
 
-async def open_only(s: Session, root: Path | None, path: Path, text: str | None = None) -> float:
+async def open_only(s: Session, root: Path | None, path: Path, text: str | None = None,
+                    kept: bool = True) -> float:
     """didOpen -> its diagnostics in a fresh server, ms (`text`: what the editor holds, else the
-    file's); waits for the diagnostics kept for later sessions to be written."""
+    file's); waits for the diagnostics kept for later sessions to be written (`kept`: a server
+    that keeps none, editor.py's parse floor, is not waited for)."""
     uri = path.as_uri()
     text = path.read_text(encoding="utf-8") if text is None else text
     await s.start(root)
@@ -352,6 +354,8 @@ async def open_only(s: Session, root: Path | None, path: Path, text: str | None 
     s.client.text_document_did_open(T.DidOpenTextDocumentParams(
         text_document=T.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
     t1, _ = await s.wait(fut, "the diagnostics of didOpen")
+    if not kept:
+        return (t1 - t0) * 1000
     from graphmend.analysis.definitions import user_cache_dir
     from graphmend.lsp.opened import OpenedCache
     record = Path(OpenedCache(user_cache_dir())._file(str(path)))  # this server's record of the file
