@@ -1,3 +1,3 @@
-from graphmend.cli import main
+from graphmend.cli import console_main
 
-raise SystemExit(main())
+console_main()

@@ -174,10 +174,27 @@ def imports(symbols: Symbols, top: str) -> bool:
     return got
 
 
+
+def _source(e: ast.expr) -> str:
+    """`ast.unparse(e)`, without its visitor for the names and dotted names most annotations
+    are (`Tensor`, `torch.Tensor`, `Optional`: what unparse gives for them)."""
+    if isinstance(e, ast.Name):
+        return e.id
+    parts = []
+    x = e
+    while isinstance(x, ast.Attribute):
+        parts.append(x.attr)
+        x = x.value
+    if parts and isinstance(x, ast.Name):
+        parts.append(x.id)
+        return ".".join(reversed(parts))
+    return ast.unparse(e)
+
+
 def annotation_kind(ann: Optional[ast.expr], name: str = "") -> Optional[Kind]:
     if ann is None:
         return None
-    text = ast.unparse(ann) if not isinstance(ann, ast.Constant) else str(ann.value)
+    text = _source(ann) if not isinstance(ann, ast.Constant) else str(ann.value)
     head = text.replace(" ", "")
     for wrapper in ("typing.", "Optional[", "Union["):
         head = head.replace(wrapper, "")
@@ -232,11 +249,11 @@ def container_of_tensors(ann: Optional[ast.expr]) -> Optional[str]:
     """"mapping" for `Dict[str, Tensor]` (its values are tensors), "sequence" for `List[Tensor]`,
     `Tuple[Tensor, ...]`, `tuple[Tensor, Tensor]` (its items are); else None. Optional[...] is seen
     through."""
-    while isinstance(ann, ast.Subscript) and ast.unparse(ann.value).rsplit(".", 1)[-1] == "Optional":
+    while isinstance(ann, ast.Subscript) and _source(ann.value).rsplit(".", 1)[-1] == "Optional":
         ann = ann.slice
     if not isinstance(ann, ast.Subscript):
         return None
-    head = ast.unparse(ann.value).rsplit(".", 1)[-1]
+    head = _source(ann.value).rsplit(".", 1)[-1]
     args = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
     def tensor(a: ast.expr) -> bool:  # a tensor type itself, not Optional[Tensor] (an item may be None)
         return not isinstance(a, ast.Subscript) and annotation_kind(a) is Kind.TENSOR
@@ -261,7 +278,7 @@ def tensor_callable_params(fn: ast.AST) -> frozenset:
     for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
         members = _union_members(a.annotation) if a.annotation is not None else []
         callables = [m for m in members if _callable_returning_tensor(m)]
-        if callables and all(m in callables or ast.unparse(m).endswith("nn.Module") for m in members):
+        if callables and all(m in callables or _source(m).endswith("nn.Module") for m in members):
             out.add(a.arg)
     fn.__dict__["_tensor_callables"] = held = frozenset(out)
     return held
@@ -269,7 +286,7 @@ def tensor_callable_params(fn: ast.AST) -> frozenset:
 
 def _callable_returning_tensor(ann: ast.expr) -> bool:
     """`Callable[[Any, Any], torch.Tensor]`, `typing.Callable[..., Tensor]`."""
-    if not (isinstance(ann, ast.Subscript) and ast.unparse(ann.value).rsplit(".", 1)[-1] == "Callable"
+    if not (isinstance(ann, ast.Subscript) and _source(ann.value).rsplit(".", 1)[-1] == "Callable"
             and isinstance(ann.slice, ast.Tuple) and len(ann.slice.elts) == 2):
         return False
     ret = ann.slice.elts[1]
@@ -293,7 +310,7 @@ def number_or_tensor(fn: ast.AST) -> set[str]:
     args = fn.args
     for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
         if a.annotation is not None and _mentions_tensor(a.annotation):  # before unparsing it
-            members = [ast.unparse(m) for m in _union_members(a.annotation)]
+            members = [_source(m) for m in _union_members(a.annotation)]
             # a tensor among the union's own members, and a number (or numbers: `Tuple[float,
             # float]`) among the others: `Mapping[int, float | Tensor]` is a mapping (botorch)
             tensors = [m for m in members if "Tensor" in m and "[" not in m]
@@ -316,7 +333,7 @@ def _union_members(ann: ast.expr) -> list[ast.expr]:
     if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
         return _union_members(ann.left) + _union_members(ann.right)
     if isinstance(ann, ast.Subscript):
-        head = ast.unparse(ann.value).rsplit(".", 1)[-1]
+        head = _source(ann.value).rsplit(".", 1)[-1]
         if head in ("Union", "Optional"):
             inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
             return [m for e in inner for m in _union_members(e)]
@@ -1100,7 +1117,7 @@ def return_elements(fi: FunctionInfo, sym: Symbols, n: int) -> Optional[tuple]:
 def _annotated_elements(ann: Optional[ast.expr], n: int) -> Optional[tuple]:
     """`Tuple[Tensor, int]`, `tuple[Tensor, Tensor]` of `n` items: TENSOR for each tensor type
     (not Optional[Tensor]), UNKNOWN for the others; None for any other annotation."""
-    if not (isinstance(ann, ast.Subscript) and ast.unparse(ann.value).rsplit(".", 1)[-1] in ("Tuple", "tuple")):
+    if not (isinstance(ann, ast.Subscript) and _source(ann.value).rsplit(".", 1)[-1] in ("Tuple", "tuple")):
         return None
     args = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
     if len(args) != n or any(isinstance(a, ast.Constant) and a.value is ... for a in args):

@@ -65,10 +65,24 @@ class FileSummary:
 
 
 class LineIndex:
-    """ast's UTF-8 byte columns -> code-point columns."""
+    """ast's UTF-8 byte columns -> code-point columns. The text is split into lines on the first
+    question (most files checked have no finding to place: 1.8% of a check of transformers'
+    models/ went into splitting them)."""
 
     def __init__(self, text: str):
-        self.lines = split_lines(text, keepends=True) or [""]
+        self._text: Optional[str] = text
+        self._lines: Optional[list[str]] = None
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = split_lines(self._text or "", keepends=True) or [""]
+            self._text = None
+        return self._lines
+
+    @lines.setter
+    def lines(self, value: list[str]) -> None:
+        self._lines, self._text = value, None
 
     def col(self, line: int, byte_col: int) -> int:
         if not 1 <= line <= len(self.lines):

@@ -477,6 +477,8 @@ def single_assignments(fn: ast.AST, neutral=None) -> dict[str, ast.expr]:
 
     binds: dict[str, list] = {}
     for n in fast_walk(fn):
+        if type(n) not in _BINDING_TYPES:  # (most nodes: statement_targets would give [])
+            continue
         for t in statement_targets(n):
             for x in fast_walk(t):
                 if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
@@ -741,6 +743,11 @@ def getattr_dispatch(fi: "FunctionInfo", getters: Optional[set] = None) -> dict[
         if pat is not None:
             out[name] = pat
     return out
+
+
+# the node types statement_targets gives targets of
+_BINDING_TYPES = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                            ast.NamedExpr, ast.With, ast.AsyncWith})
 
 
 def statement_targets(st: ast.AST) -> list[ast.expr]:

@@ -43,7 +43,7 @@ def _scripted(fi, symbols: Symbols) -> bool:
 
 def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
     mod = BY_CODE[site.code]
-    ctx = Context(text, symbols)
+    ctx = Context(text, symbols, lines)
     env = _env(site, symbols)
     verdict = mod.judge(site, ctx, env)
     if site.maybe_none and verdict.applicability is not Applicability.NONE:
@@ -101,7 +101,7 @@ def fix_edits(finding: Finding, text: str, symbols: Symbols, lines) -> Optional[
     if site is None or not finding.fixable:
         return None
     mod = BY_CODE[site.code]
-    ctx = Context(text, symbols)
+    ctx = Context(text, symbols, lines)
 
     def span_of(node, start=None, end=None) -> Span:
         if start is None and end is None:

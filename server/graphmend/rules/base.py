@@ -46,11 +46,16 @@ class Example:
 class Context:
     text: str
     symbols: Symbols
+    # the file's engine.LineIndex, whose lines (split once per file) are these lines: a Context
+    # is made per site judged
+    index: Optional[object] = None
 
     @functools.cached_property
     def lines(self) -> list[str]:
         """The text's lines with their endings, split once (ast.get_source_segment re-splits
         the whole file on every call: O(file) per quoted argument)."""
+        if self.index is not None and self.text:
+            return self.index.lines
         return split_lines(self.text, keepends=True)
 
     def segment(self, node: ast.AST) -> Optional[str]:
