@@ -4,11 +4,14 @@ they or the module files their analysis consulted change."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
 import textwrap
 import time
+
+import pytest
 
 from graphmend.cache import ScanCache
 from graphmend.config import Settings
@@ -273,3 +276,35 @@ def test_a_function_only_another_file_reaches_is_walked(tmp_path, monkeypatch):
     assert run(files, cache) == want and walked == []  # the second pass was cached too
     summary = cache.get(str(pkg / "helpers.py"))
     assert summary.walked == {"log_stats"}  # `unused` was never walked
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                    reason="the counting executor reaches the check only where workers fork")
+def test_the_second_pass_goes_to_the_first_pass_workers(tmp_path, monkeypatch):
+    """With several workers, the files walked again for what only another file's entries reach go
+    to the workers of the first pass (they have read the modules those files import): one
+    executor for both passes, and the findings are those of a one-process check."""
+    pkg = helper_project(tmp_path)
+    # a second pair: two files walked again, enough for two workers in the second pass too
+    (pkg / "helpers2.py").write_text((pkg / "helpers.py").read_text())
+    (pkg / "model2.py").write_text((pkg / "model.py").read_text().replace("pkg.helpers", "pkg.helpers2"))
+    monkeypatch.chdir(tmp_path)
+    files = sorted(str(p) for p in pkg.glob("*.py"))
+    started = []
+    real = scan.cf.ProcessPoolExecutor
+
+    class Counting(real):
+        def __init__(self, *a, **k):
+            started.append(k.get("max_workers"))
+            super().__init__(*a, **k)
+    monkeypatch.setattr(scan.cf, "ProcessPoolExecutor", Counting)
+
+    def run(jobs):
+        res = scan.check_files(files, Settings(), jobs=jobs, roots=[str(tmp_path)])
+        return {os.path.basename(r.path): [(f.code, f.span.start.line) for f in r.findings] for r in res}
+
+    one = run(1)
+    # reached only from model.py and model2.py
+    assert one["helpers.py"] == one["helpers2.py"] == [("GM101", 3)] and started == []
+    assert run(2) == one
+    assert started == [2]  # one pool, both passes

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import codecs
 import concurrent.futures as cf
+import contextlib
 import dataclasses
 import fnmatch
 import gc
@@ -675,16 +676,47 @@ def _mp_context():
     return multiprocessing.get_context("spawn")
 
 
+class _Pool:
+    """Worker processes kept for the passes of one check (`with _Pool() as pool`, then `_run(...,
+    pool=pool)`): the second pass's files go to workers that have already read the modules they
+    import. Started by the first `_run` that needs several workers; every `_run` given the same
+    pool must pass the same settings, workspace factory, roots and extra."""
+
+    def __init__(self):
+        self.executor: Optional[cf.ProcessPoolExecutor] = None
+        self.jobs = 0
+
+    def get(self, jobs: int, initargs: tuple) -> cf.ProcessPoolExecutor:
+        if self.executor is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # fork-with-threads notice (3.12+)
+                self.executor = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context(),
+                                                       initializer=_init_pool_worker, initargs=initargs)
+            self.jobs = jobs
+        return self.executor
+
+    def __enter__(self) -> "_Pool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=True)
+            self.executor = None
+
+
 def _run(files: Sequence[str], worker_chunk, settings: Settings, unsafe: bool, jobs: Optional[int],
          workspace_factory: Optional[WorkspaceFactory], roots: Optional[Sequence[str]],
-         extra: Optional[dict] = None) -> list:
-    """Run `worker_chunk` over `files`; returns the per-file outputs in file order."""
+         extra: Optional[dict] = None, pool: Optional[_Pool] = None) -> list:
+    """Run `worker_chunk` over `files`; returns the per-file outputs in file order. `pool`: the
+    workers of an earlier pass, kept (see _Pool); none: workers for this run only."""
     if workspace_factory is not None and roots is None:
         roots = roots_of(files)
     roots = list(roots or [])
     if workspace_factory is None and "import_roots" not in (extra or {}):
         extra = {**(extra or {}), "import_roots": import_roots(files)}
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
+    if pool is not None and pool.executor is not None:
+        jobs = pool.jobs  # its workers are up: a few files still go to them
     jobs = min(jobs, len(files))
     out: list = [None] * len(files)
     if jobs <= 1:
@@ -703,18 +735,21 @@ def _run(files: Sequence[str], worker_chunk, settings: Settings, unsafe: bool, j
         return out
     chunks = _chunks(files, jobs)
     failed: list[list[tuple[int, str]]] = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # fork-with-threads notice (3.12+)
-        with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context(),
-                                    initializer=_init_pool_worker,
-                                    initargs=(settings, unsafe, workspace_factory, roots, extra)) as ex:
+    with contextlib.ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(_Pool())
+        try:
+            ex = pool.get(jobs, (settings, unsafe, workspace_factory, roots, extra))
             futures = {ex.submit(worker_chunk, c): c for c in chunks}
-            for fut in cf.as_completed(futures):
-                try:
-                    for i, *rest in fut.result():
-                        out[i] = rest
-                except Exception:  # a worker died (or could not start): redo its files here
-                    failed.append(futures[fut])
+        except (cf.BrokenExecutor, RuntimeError):  # a worker of an earlier pass died: redo them here
+            futures = {}
+            failed.extend(chunks)
+        for fut in cf.as_completed(futures):
+            try:
+                for i, *rest in fut.result():
+                    out[i] = rest
+            except Exception:  # a worker died (or could not start): redo its files here
+                failed.append(futures[fut])
     if failed:
         redo = [p for c in failed for p in c]
         saved = dict(_STATE)
@@ -757,7 +792,14 @@ def _summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[in
     if workspace_factory is not None and roots is None:
         roots = roots_of(files)
     extra = None if workspace_factory is not None else {"import_roots": import_roots(files)}
-    _summarize_into(res, todo, [files[i] for i in todo], settings, jobs, workspace_factory, roots, extra, cache)
+    with _Pool() as pool:  # the second pass goes to the same workers
+        return _two_passes(res, todo, files, settings, jobs, workspace_factory, roots, extra, cache, pool)
+
+
+def _two_passes(res: list, todo: list[int], files: Sequence[str], settings: Settings, jobs: Optional[int],
+                workspace_factory: Optional[WorkspaceFactory], roots: Optional[Sequence[str]],
+                extra: Optional[dict], cache, pool: _Pool) -> tuple[list, dict[str, dict[str, str]]]:
+    _summarize_into(res, todo, [files[i] for i in todo], settings, jobs, workspace_factory, roots, extra, cache, pool)
     # what only entries in other files reach (a helper imported by another model's file): the
     # files of these functions are walked again, with them
     reached = analysis.reach([s.scope for s in res if not isinstance(s, str) and s.scope is not None])
@@ -771,15 +813,15 @@ def _summarize_files(files: Sequence[str], settings: Settings, jobs: Optional[in
             redo.append(i)
             wanted.append((files[i], frozenset(missing | s.walked)))
     if redo:  # the same texts, so the same scopes: `reached` stands
-        _summarize_into(res, redo, wanted, settings, jobs, workspace_factory, roots, extra, cache)
+        _summarize_into(res, redo, wanted, settings, jobs, workspace_factory, roots, extra, cache, pool)
     return res, reached
 
 
 def _summarize_into(res: list, where: list[int], work: list, settings: Settings, jobs: Optional[int],
                     workspace_factory: Optional[WorkspaceFactory], roots: Optional[Sequence[str]],
-                    extra: Optional[dict], cache) -> None:
+                    extra: Optional[dict], cache, pool: Optional[_Pool] = None) -> None:
     """Summarize `work` (paths, or (path, functions to walk)) into `res` at the indices `where`."""
-    out = _run(work, _check_chunk, settings, False, jobs, workspace_factory, roots, extra) if work else []
+    out = _run(work, _check_chunk, settings, False, jobs, workspace_factory, roots, extra, pool) if work else []
     for i, item, r in zip(where, work, out):
         if isinstance(r, _Failed):
             res[i] = r.error
