@@ -70,6 +70,10 @@ REQUIREMENTS = [
     # gone from setuptools 81 on)
     "pytorch-wavelets==1.3.0", "tntorch==1.1.2", "torch-interpol==0.3.0", "torchnmf==0.3.5", "torch-linode==0.3.0",
     "pywavelets==1.9.0", "setuptools==80.10.2",
+    # round 29 (pycox trains through torchtuples, which it declares; pytorch-kinematics pulls
+    # arm-pytorch-utilities, lxml and absl-py)
+    "xitorch==0.5.1", "torch-pme==0.5.0", "pycox==0.3.0", "torchtuples==0.2.2", "torch-hd==5.8.4",
+    "pytorch-kinematics==0.10.0",
 ]
 
 
@@ -6067,6 +6071,366 @@ def _linode_adjoint_train():
     return cfg, train, {"y0": torch.randn(3, generator=g), "target": torch.randn(3, 3, generator=g)}
 
 
+# round 29: xitorch 0.5.1, torch-pme 0.5.0, pycox 0.3.0, torch-hd 5.8.4 and pytorch-kinematics
+# 0.10.0, code nobody tuned on, measured before anything was changed for it
+
+
+def _xitorch_root_ivp_interp():
+    """xitorch's functionals as its README and tutorials call them: `rootfinder` of
+    tanh(A y) - y + 0.1 = 0 for a 3-vector (Broyden, the default), `minimize` of a quadratic,
+    `solve_ivp` of dy/dt = -k y at 5 times with fixed-step RK4 and adaptive RK45, a cubic-spline
+    and a linear `Interp1D` at 5 query points, and `symeig` (2 lowest) and `solve` of a Hermitian
+    `LinearOperator.m`; in a user function."""
+    import torch
+    from xitorch import LinearOperator
+    from xitorch.integrate import solve_ivp
+    from xitorch.interpolate import Interp1D
+    from xitorch.linalg import solve, symeig
+    from xitorch.optimize import minimize, rootfinder
+
+    cfg = dict(root=dict(dim=3), ivp=dict(t=(0.0, 1.0, 5), methods=("rk4", "rk45")), interp=dict(n=8, q=5,
+               methods=("cspline", "linear")), symeig=dict(n=5, neig=2, mode="lowest"))
+
+    def fcn(y, A):
+        return torch.tanh(A @ y) - y + 0.1
+
+    def quad(y, A):
+        return ((A @ y - 1.0) ** 2).sum()
+
+    def dyn(t, y, k):
+        return -k * y
+
+    def run(A, y0, k, x, y, xq, M, b):
+        root = rootfinder(fcn, y0, params=(A,))
+        ymin = minimize(quad, y0, params=(A,), method="gd", step=0.1, maxiter=20)
+        ts = torch.linspace(0, 1, 5)
+        y4 = solve_ivp(dyn, ts, root[:, 0], params=(k,), method="rk4")
+        y45 = solve_ivp(dyn, ts, root[:, 0], params=(k,), method="rk45")
+        cs, lin = Interp1D(x, y, method="cspline")(xq), Interp1D(x, y, method="linear")(xq)
+        op = LinearOperator.m(M + M.T + 10 * torch.eye(5), is_hermitian=True)
+        evals, evecs = symeig(op, neig=2, mode="lowest")
+        return root, ymin, y4, y45, cs, lin, evals, solve(op, b)
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"A": 0.3 * torch.randn(3, 3, generator=g), "y0": torch.zeros(3, 1), "k": torch.tensor(0.5),
+                      "x": torch.linspace(0, 1, 8), "y": torch.randn(8, generator=g), "xq": torch.rand(5, generator=g),
+                      "M": torch.randn(5, 5, generator=g), "b": torch.randn(5, 1, generator=g)}
+
+
+def _xitorch_implicit_train():
+    """xitorch's implicit gradients in a fit: a small net's weights parameterize the equilibrium
+    y* = tanh(W y* + U x) found by `equilibrium` (Broyden), the state integrated by `solve_ivp`
+    (RK4, 4 times) under dy/dt = tanh(W y) with the same W, MSE of both to targets, backward
+    (xitorch's implicit-function and adjoint gradients), Adam step; in a user function."""
+    import torch
+    from xitorch.integrate import solve_ivp
+    from xitorch.optimize import equilibrium
+
+    torch.manual_seed(0)
+    cfg = dict(dim=4, batch=1, ivp=dict(t=(0.0, 1.0, 4), method="rk4"), lr=1e-2)
+    W = torch.nn.Parameter(0.2 * torch.randn(4, 4))
+    U = torch.nn.Parameter(0.5 * torch.randn(4, 4))
+    opt = torch.optim.Adam([W, U], lr=1e-2)
+
+    def eq(y, W, U, x):
+        return torch.tanh(W @ y + U @ x)
+
+    def dyn(t, y, W):
+        return torch.tanh(W @ y)
+
+    def train(x, target):
+        ystar = equilibrium(eq, torch.zeros(4, 1), params=(W, U, x))
+        traj = solve_ivp(dyn, torch.linspace(0, 1, 4), ystar[:, 0], params=(W,), method="rk4")
+        loss = torch.nn.functional.mse_loss(ystar[:, 0], target) + torch.nn.functional.mse_loss(traj[-1], target)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.detach(), ystar.detach(), W.detach().clone(), U.detach().clone()
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(4, 1, generator=g), "target": 0.5 * torch.randn(4, generator=g)}
+
+
+def _pme_points(n=8, box=4.0):
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    pos = torch.rand(n, 3, generator=g) * box
+    i, j = torch.triu_indices(n, n, 1)
+    d = (pos[j] - pos[i]).norm(dim=1)
+    keep = d < 0.5 * box
+    charges = torch.tensor([1.0, -1.0] * (n // 2)).unsqueeze(1)
+    return charges, box * torch.eye(3), pos, torch.stack([i, j], 1)[keep], d[keep]
+
+
+def _torchpme_calculators():
+    """torch-pme's long-range calculators as its README evaluates them: 8 alternating unit charges in
+    a cubic 4 A cell with a half neighbour list within 2 A, the Coulomb potentials (smearing 0.5)
+    by `EwaldCalculator` (lr_wavelength 1.0), `PMECalculator` (mesh spacing 0.5, 4 interpolation
+    nodes) and `P3MCalculator` (mesh spacing 0.5), and an `InversePowerLawPotential` (exponent 2) by
+    Ewald; the energy of each; in a user function."""
+    import torchpme
+
+    cfg = dict(atoms=8, box=4.0, cutoff=2.0, smearing=0.5, ewald=dict(lr_wavelength=1.0),
+               pme=dict(mesh_spacing=0.5, interpolation_nodes=4), p3m=dict(mesh_spacing=0.5), ipl=dict(exponent=2))
+    ewald = torchpme.EwaldCalculator(torchpme.CoulombPotential(smearing=0.5), lr_wavelength=1.0)
+    pme = torchpme.PMECalculator(torchpme.CoulombPotential(smearing=0.5), mesh_spacing=0.5, interpolation_nodes=4)
+    p3m = torchpme.P3MCalculator(torchpme.CoulombPotential(smearing=0.5), mesh_spacing=0.5)
+    ipl = torchpme.EwaldCalculator(torchpme.InversePowerLawPotential(exponent=2, smearing=0.5), lr_wavelength=1.0)
+
+    def potentials(charges, cell, positions, neighbor_indices, neighbor_distances):
+        out = []
+        for calc in (ewald, pme, p3m, ipl):
+            pot = calc(charges, cell, positions, neighbor_indices, neighbor_distances)
+            out += [pot, (charges * pot).sum()]
+        return out
+    ch, cell, pos, nl, d = _pme_points()
+    return cfg, potentials, {"charges": ch, "cell": cell, "positions": pos, "neighbor_indices": nl,
+                             "neighbor_distances": d}
+
+
+def _torchpme_forces_train():
+    """torch-pme in a fit, as its examples learn a potential mix: a `CombinedPotential` of Coulomb
+    and inverse-power-law (exponent 2) potentials with learnable weights under a `PMECalculator`
+    (mesh spacing 0.5), in float64 (the power law's exponent is a float64 buffer), the energy of
+    8 charges, forces by `torch.autograd.grad` of the energy
+    through the positions and distances (create_graph), the MSE of energy and forces to
+    targets, backward, Adam step; in a user function."""
+    import torch
+    import torchpme
+
+    torch.manual_seed(0)
+    cfg = dict(atoms=8, box=4.0, cutoff=2.0, smearing=0.5, pme=dict(mesh_spacing=0.5), ipl=dict(exponent=2), lr=1e-2,
+               dtype="float64")
+    pot = torchpme.CombinedPotential([torchpme.CoulombPotential(smearing=0.5),
+                                      torchpme.InversePowerLawPotential(exponent=2, smearing=0.5)],
+                                     initial_weights=torch.tensor([1.0, 0.5], dtype=torch.float64),
+                                     learnable_weights=True, smearing=0.5)
+    calc = torchpme.PMECalculator(pot, mesh_spacing=0.5).to(torch.float64)
+    opt = torch.optim.Adam(calc.parameters(), lr=1e-2)
+
+    def train(charges, cell, positions, neighbor_indices, e_ref, f_ref):
+        positions = positions.detach().requires_grad_(True)
+        i, j = neighbor_indices[:, 0], neighbor_indices[:, 1]
+        d = (positions[j] - positions[i]).norm(dim=1)
+        energy = (charges * calc(charges, cell, positions, neighbor_indices, d)).sum()
+        forces = -torch.autograd.grad(energy, positions, create_graph=True)[0]
+        loss = (energy - e_ref) ** 2 + torch.nn.functional.mse_loss(forces, f_ref)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.detach(), energy.detach(), forces.detach(), _params_of(calc)
+    ch, cell, pos, nl, _ = _pme_points()
+    g = torch.Generator().manual_seed(2)
+    return cfg, train, {"charges": ch.double(), "cell": cell.double(), "positions": pos.double(),
+                        "neighbor_indices": nl, "e_ref": torch.tensor(-1.0, dtype=torch.float64),
+                        "f_ref": 0.1 * torch.randn(8, 3, generator=g, dtype=torch.float64)}
+
+
+def _pycox_losses_train():
+    """pycox's discrete-time and Cox losses in a training step, as its notebooks train an MLP on
+    tabular covariates: a 5-feature MLP with 6 outputs on a batch of 8, LogisticHazard's
+    `NLLLogistiHazardLoss`, `NLLPMFLoss`, `NLLMTLRLoss`, DeepHit's `DeepHitSingleLoss` (alpha 0.2,
+    sigma 0.1, with its rank matrix from `pair_rank_mat`) and CoxPH's `CoxPHLoss` on the first
+    output; summed, backward, Adam step, in a user function."""
+    import torch
+    from pycox.models import loss as pl
+    from pycox.models.data import pair_rank_mat
+
+    torch.manual_seed(0)
+    cfg = dict(features=5, durations=6, batch=8, hidden=16, deephit=dict(alpha=0.2, sigma=0.1), lr=1e-2)
+    net = torch.nn.Sequential(torch.nn.Linear(5, 16), torch.nn.ReLU(), torch.nn.Linear(16, 6))
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    lh, pmf, mtlr = pl.NLLLogistiHazardLoss(), pl.NLLPMFLoss(), pl.NLLMTLRLoss()
+    dh, cox = pl.DeepHitSingleLoss(alpha=0.2, sigma=0.1), pl.CoxPHLoss()
+
+    def train(x, idx_durations, events, durations, rank_mat):
+        phi = net(x)
+        loss = (lh(phi, idx_durations, events) + pmf(phi, idx_durations, events) + mtlr(phi, idx_durations, events)
+                + dh(phi, idx_durations, events, rank_mat) + cox(phi[:, 0], durations, events))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.detach(), _params_of(net)
+    g = torch.Generator().manual_seed(1)
+    idx = torch.randint(0, 6, (8,), generator=g)
+    ev = torch.tensor([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0])
+    rank = torch.from_numpy(pair_rank_mat(idx.numpy(), ev.numpy())).float()
+    return cfg, train, {"x": torch.randn(8, 5, generator=g), "idx_durations": idx, "events": ev,
+                        "durations": idx.float() + torch.rand(8, generator=g), "rank_mat": rank}
+
+
+def _pycox_cr_coxtime_train():
+    """pycox's competing-risk, piecewise-constant and case-control models in a training step:
+    `MLPVanillaCoxTime` (5 features plus time, 16 hidden, batch norm) scored on cases and sampled
+    controls under `CoxCCLoss` (shrink 0.1); a 5-feature MLP whose 8 outputs are 2 risks x 4
+    durations under `DeepHitLoss` (competing risks, alpha 0.3, its rank matrix from
+    `pair_rank_mat`); a 4-output MLP under `NLLPCHazardLoss` (with interval fractions) and
+    `BCESurvLoss`; and the survival `1 - cumsum(pad_col(pmf))` from pycox's `pad_col` and
+    `cumsum_reverse`; summed, backward, Adam step, in a user function, batch 8."""
+    import torch
+    from pycox.models import loss as pl
+    from pycox.models.cox_time import MLPVanillaCoxTime
+    from pycox.models.data import pair_rank_mat
+    from pycox.models.utils import cumsum_reverse, pad_col
+
+    torch.manual_seed(0)
+    cfg = dict(features=5, batch=8, hidden=16, coxcc=dict(shrink=0.1), deephit=dict(risks=2, durations=4, alpha=0.3,
+               sigma=0.1), pc_hazard=dict(durations=4), lr=1e-2)
+    ct = MLPVanillaCoxTime(5, [16], batch_norm=True)
+    dh_net = torch.nn.Sequential(torch.nn.Linear(5, 16), torch.nn.ReLU(), torch.nn.Linear(16, 8))
+    pc_net = torch.nn.Sequential(torch.nn.Linear(5, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+    ct.train(), dh_net.train(), pc_net.train()
+    params = [*ct.parameters(), *dh_net.parameters(), *pc_net.parameters()]
+    opt = torch.optim.Adam(params, lr=1e-2)
+    coxcc, dh = pl.CoxCCLoss(shrink=0.1), pl.DeepHitLoss(alpha=0.3, sigma=0.1)
+    pch, bce = pl.NLLPCHazardLoss(), pl.BCESurvLoss()
+
+    def train(x, x_ctrl, t, idx_durations, events, risk_events, rank_mat, interval_frac):
+        g_case = ct(x, t)
+        g_ctrl = ct(x_ctrl, t)
+        phi_cr = dh_net(x).view(8, 2, 4)
+        phi = pc_net(x)
+        loss = (coxcc(g_case, (g_ctrl,)) + dh(phi_cr, idx_durations, risk_events, rank_mat)
+                + pch(phi, idx_durations, events, interval_frac) + bce(phi, idx_durations, events))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        pmf = pad_col(phi.detach()).softmax(1)[:, :-1]
+        return loss.detach(), 1 - pmf.cumsum(1), cumsum_reverse(pmf, dim=1), [p.detach().clone() for p in params]
+    g = torch.Generator().manual_seed(1)
+    idx = torch.randint(0, 4, (8,), generator=g)
+    risk = torch.tensor([1, 0, 2, 1, 0, 2, 1, 2])
+    rank = torch.from_numpy(pair_rank_mat(idx.numpy(), risk.numpy())).float()
+    return cfg, train, {"x": torch.randn(8, 5, generator=g), "x_ctrl": torch.randn(8, 5, generator=g),
+                        "t": torch.rand(8, 1, generator=g), "idx_durations": idx, "events": (risk > 0).float(),
+                        "risk_events": risk, "rank_mat": rank, "interval_frac": torch.rand(8, generator=g)}
+
+
+def _torchhd_vsa_ops():
+    """torch-hd's vector-symbolic operations as its README composes a record: `torchhd.random` key and
+    value hypervectors (MAP, 1000-d) bound and bundled into a record (`bind`, `multiset`,
+    `hash_table`), unbinding a value and its `cosine_similarity` / `dot_similarity` to the item
+    memory, `permute` and a `bundle_sequence`; the same record in the FHRR and BSC models
+    (`hamming_similarity`), and `hard_quantize`; in a user function returning plain tensors
+    (`as_subclass(torch.Tensor)`: the harness reloads outputs with `weights_only`)."""
+    import torch
+    import torchhd
+
+    cfg = dict(dim=1000, keys=3, vsa=("MAP", "FHRR", "BSC"))
+    g = torch.Generator().manual_seed(1)
+    mem = {v: (torchhd.random(3, 1000, vsa=v, generator=g), torchhd.random(3, 1000, vsa=v, generator=g))
+           for v in ("MAP", "FHRR", "BSC")}
+
+    def record(noise):
+        keys, values = mem["MAP"]
+        rec = torchhd.hash_table(keys, values)
+        rec2 = torchhd.multiset(torchhd.bind(keys, values))
+        q = torchhd.bind(rec, torchhd.inverse(keys[0])) + noise
+        out = [torchhd.cosine_similarity(q, values), torchhd.dot_similarity(q, values),
+               torchhd.bundle_sequence(values), torchhd.permute(rec, shifts=2), torchhd.hard_quantize(rec2)]
+        fk, fv = mem["FHRR"]
+        frec = torchhd.hash_table(fk, fv)
+        out.append(torchhd.cosine_similarity(torchhd.bind(frec, torchhd.inverse(fk[1])), fv))
+        bk, bv = mem["BSC"]
+        brec = torchhd.multiset(torchhd.bind(bk, bv))
+        out.append(torchhd.hamming_similarity(torchhd.bind(brec, bk[2]), bv))
+        return [o.as_subclass(torch.Tensor) for o in out]
+    return cfg, record, {"noise": 0.1 * torch.randn(1000, generator=g)}
+
+
+def _torchhd_centroid_train():
+    """torch-hd's classification as its README trains it: a `Sinusoid` embedding (4 features to
+    1000-d) and a `Level` embedding (10 levels) of the same batch bound together, hard
+    quantized, a `Centroid` classifier (3 classes) trained with `add` and `add_online` (lr 0.5),
+    then normalized and asked for `dot` predictions; in a user function, a batch of 6, returning
+    plain tensors."""
+    import torch
+    import torchhd
+    from torchhd import embeddings
+    from torchhd.models import Centroid
+
+    torch.manual_seed(0)
+    cfg = dict(features=4, dim=1000, levels=10, classes=3, batch=6, lr=0.5)
+    enc = embeddings.Sinusoid(4, 1000)
+    lvl = embeddings.Level(10, 1000, low=-2.0, high=2.0)
+    model = Centroid(1000, 3)
+
+    def train(x, y):
+        with torch.no_grad():
+            h = torchhd.hard_quantize(torchhd.bind(enc(x), torchhd.multiset(lvl(x))))
+            model.add(h, y)
+            model.add_online(h, y, lr=0.5)
+            scores = model(h, dot=True)
+            model.normalize()
+            return [o.as_subclass(torch.Tensor) for o in (scores, model(h), model.weight.clone())]
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(6, 4, generator=g), "y": torch.tensor([0, 1, 2, 0, 1, 2])}
+
+
+_ARM_URDF = """<robot name="arm">
+<link name="base"/><link name="l1"/><link name="l2"/><link name="l3"/><link name="ee"/>
+<joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><origin xyz="0 0 0.1" rpy="0 0 0"/>
+<axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+<joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0 0 0.3" rpy="0 0.2 0"/>
+<axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
+<joint name="j3" type="revolute"><parent link="l2"/><child link="l3"/><origin xyz="0.25 0 0" rpy="0 0 0"/>
+<axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
+<joint name="j4" type="prismatic"><parent link="l3"/><child link="ee"/><origin xyz="0.2 0 0" rpy="0 0 0"/>
+<axis xyz="1 0 0"/><limit lower="0" upper="0.2" effort="1" velocity="1"/></joint>
+</robot>"""
+
+
+def _pk_fk_jacobian():
+    """pytorch-kinematics as its README runs a serial chain: a 4-joint arm (3 revolute, 1
+    prismatic) built from a URDF string (`build_serial_chain_from_urdf`), batched
+    `forward_kinematics` of 4 configurations (all links), the end-effector matrix, its quaternion
+    (`matrix_to_quaternion`), `transform_points` and `inverse`, the geometric `jacobian` at an
+    offset point, and `clamp` to the joint limits; in a user function."""
+    import torch
+    import pytorch_kinematics as pk
+
+    cfg = dict(joints=4, batch=4, urdf="revolute z, y, y; prismatic x", jacobian_offset=(0.0, 0.0, 0.05))
+    chain = pk.build_serial_chain_from_urdf(_ARM_URDF, "ee")
+
+    def fk(th):
+        ret = chain.forward_kinematics(th, end_only=False)
+        tg = ret["ee"]
+        m = tg.get_matrix()
+        J = chain.jacobian(th, locations=torch.tensor([0.0, 0.0, 0.05]))
+        return (m, pk.matrix_to_quaternion(m[:, :3, :3]), tg.transform_points(torch.zeros(1, 3)),
+                tg.inverse().get_matrix(), ret["l2"].get_matrix(), J, chain.clamp(3 * th))
+    g = torch.Generator().manual_seed(1)
+    return cfg, fk, {"th": torch.randn(4, 4, generator=g)}
+
+
+def _pk_ik_solve():
+    """pytorch-kinematics' inverse kinematics as its README solves it: `PseudoInverseIK` on the
+    4-joint arm (3 retries from seeded random configurations, 6 iterations, lr 0.2, joint limits,
+    early stop when any converges) toward 2 goal poses from `forward_kinematics`; then
+    `Transform3d` composition with `rotation_conversions` (`euler_angles_to_matrix`,
+    `quaternion_to_matrix`); in a user function."""
+    import torch
+    import pytorch_kinematics as pk
+
+    cfg = dict(joints=4, goals=2, ik=dict(num_retries=3, max_iterations=6, lr=0.2, early_stopping_any_converged=True))
+    chain = pk.build_serial_chain_from_urdf(_ARM_URDF, "ee")
+    lim = torch.tensor(chain.get_joint_limits())
+    torch.manual_seed(0)
+    ik = pk.PseudoInverseIK(chain, max_iterations=6, num_retries=3, joint_limits=lim.T,
+                            early_stopping_any_converged=True, lr=0.2,
+                            retry_configs=lim[0] + (lim[1] - lim[0]) * torch.rand(3, 4))
+
+    def solve(goal_th, aa, q):
+        goal = chain.forward_kinematics(goal_th)
+        sol = ik.solve(goal)
+        t = pk.Transform3d(rot=pk.euler_angles_to_matrix(aa, "XYZ"))
+        t = t.compose(pk.Transform3d(rot=pk.quaternion_to_matrix(q)))
+        return sol.solutions, sol.converged, sol.err_pos, sol.err_rot, t.get_matrix()
+    g = torch.Generator().manual_seed(1)
+    q = torch.randn(2, 4, generator=g)
+    return cfg, solve, {"goal_th": 0.5 * torch.randn(2, 4, generator=g), "aa": torch.randn(2, 3, generator=g),
+                        "q": q / q.norm(dim=1, keepdim=True)}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -6133,6 +6497,13 @@ _INTERPOL = ["interpol/" + f for f in ("api.py", "autograd.py", "backend.py", "b
                                        "restrict.py", "splines.py", "utils.py")]
 _TORCHNMF = ["torchnmf"]
 _LINODE = ["torch_linode"]
+_XITORCH = ["xitorch"]
+_TORCHPME = ["torchpme/calculators", "torchpme/lib", "torchpme/potentials", "torchpme/prefactors.py",
+             "torchpme/_utils.py"]
+_PYCOX = ["pycox/models", "torchtuples/practical.py"]
+_TORCHHD = ["torchhd/" + f for f in ("functional.py", "tensors", "embeddings.py", "models.py", "memory.py", "types.py")]
+_PK = ["pytorch_kinematics/chain.py", "pytorch_kinematics/frame.py", "pytorch_kinematics/ik.py",
+       "pytorch_kinematics/jacobian.py", "pytorch_kinematics/transforms"]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
                                           "nn/common.py", "nn/probabilistic.py", "nn/sequence.py", "nn/utils.py",
                                           "nn/distributions")]
@@ -6805,4 +7176,35 @@ ENTRIES = {e.name: e for e in [
     Entry("linode-adjoint-train", "torch_linode", "torch-linode==0.3.0",
           "odeint_adjoint (Magnus 4, Gauss-Kronrod quadrature) of a learnable A(t) module: a training step",
           _linode_adjoint_train, _LINODE, grad=True, training=True, scope="module"),
+    # round 29
+    Entry("xitorch-root-ivp-interp", "xitorch", "xitorch==0.5.1",
+          "rootfinder (Broyden), minimize (gd), solve_ivp RK4 and RK45, cspline and linear Interp1D, symeig and solve",
+          _xitorch_root_ivp_interp, _XITORCH, scope="module"),
+    Entry("xitorch-implicit-train", "xitorch", "xitorch==0.5.1",
+          "equilibrium (implicit gradient) and solve_ivp RK4 (adjoint) of a learnable W, U: a training step",
+          _xitorch_implicit_train, _XITORCH, grad=True, training=True, scope="module"),
+    Entry("torchpme-calculators", "torchpme", "torch-pme==0.5.0",
+          "Ewald, PME and P3M Coulomb potentials and an inverse-power-law Ewald of 8 charges in a 4 A cell",
+          _torchpme_calculators, _TORCHPME, scope="module"),
+    Entry("torchpme-forces-train", "torchpme", "torch-pme==0.5.0",
+          "PME of a learnable Coulomb + 1/r^2 CombinedPotential, forces by autograd.grad, energy and force MSE: a step",
+          _torchpme_forces_train, _TORCHPME, grad=True, training=True, scope="module"),
+    Entry("pycox-losses-train", "pycox", "pycox==0.3.0",
+          "MLP under LogisticHazard, PMF, MTLR, DeepHitSingle and CoxPH losses: a training step",
+          _pycox_losses_train, _PYCOX, grad=True, training=True, scope="module"),
+    Entry("pycox-cr-coxtime-train", "pycox", "pycox==0.3.0",
+          "CoxTime net under CoxCCLoss, DeepHit competing risks, PC-hazard and BCE-surv losses: a training step",
+          _pycox_cr_coxtime_train, _PYCOX, grad=True, training=True, scope="module"),
+    Entry("torchhd-vsa-ops", "torchhd", "torch-hd==5.8.4",
+          "MAP, FHRR and BSC records: random, bind, multiset, hash_table, inverse, similarities, permute, quantize",
+          _torchhd_vsa_ops, _TORCHHD, scope="module"),
+    Entry("torchhd-centroid-train", "torchhd", "torch-hd==5.8.4",
+          "Sinusoid and Level embeddings bound, Centroid add, add_online, normalize, dot predictions",
+          _torchhd_centroid_train, _TORCHHD, scope="module"),
+    Entry("pk-fk-jacobian", "pytorch_kinematics", "pytorch-kinematics==0.10.0",
+          "a 4-joint URDF chain: batched forward_kinematics of all links, quaternion, points, inverse, jacobian, clamp",
+          _pk_fk_jacobian, _PK, scope="module"),
+    Entry("pk-ik-solve", "pytorch_kinematics", "pytorch-kinematics==0.10.0",
+          "PseudoInverseIK (3 retries, 6 iterations, joint limits) toward 2 goal poses; Transform3d composition",
+          _pk_ik_solve, _PK, scope="module"),
 ]}
