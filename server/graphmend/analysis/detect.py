@@ -472,6 +472,8 @@ class FunctionWalker:
         if isinstance(s, ast.Assign):
             self.exprs(s.value)
             k = env.kind(s.value)
+            if k is Kind.TENSOR and isinstance(s.value, ast.UnaryOp) and isinstance(s.value.op, ast.Not):
+                k = Kind.DATA  # `p = not t`: a Python bool (the break is at the `not`, above)
             for t in s.targets:
                 self.exprs(t)
                 if isinstance(t, ast.Attribute) and t.attr == "requires_grad":
@@ -872,6 +874,7 @@ class FunctionWalker:
         of conditional expressions in it)."""
         nodes = _walk_expr(e)
         tested = {id(n) for n in nodes if isinstance(n, ast.BoolOp)} if truth else set()
+        truth_of = self._truth_positions(e, nodes, truth)
         for b in nodes:
             if isinstance(b, ast.BoolOp) and id(b) not in self._short_circuit_seen:
                 self._short_circuit_seen.add(id(b))
@@ -888,6 +891,15 @@ class FunctionWalker:
                     self.numpy_comprehension(node)
         comp_items: dict[int, ast.expr] = {}  # id() of loads of a comprehension's target over a tensor
         for node in nodes:
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and id(node) not in truth_of \
+                    and not isinstance(node.operand, (ast.BoolOp, ast.UnaryOp)) \
+                    and self.env.kind(node.operand) is Kind.TENSOR and self.truth_of_tensor(node.operand):
+                # `p = not t`: Python reads the tensor's truth at the `not` (Dynamo breaks there:
+                # explain's step_unsupported, measured on torch 2.13), and `p` is a Python bool
+                # (xitorch's RK45 `prev_rejected = not accepted`, realcode round 29). Not of an
+                # `and`/`or` or another `not`: their own operands' truth is read first (and
+                # reported there); what they give is mostly a bool
+                self.add("GM201", node, test=node.operand)
             if isinstance(node, ast.Call):
                 self.call(node)
             elif isinstance(node, _COMPREHENSIONS):  # before its element (pre-order)
@@ -981,6 +993,24 @@ class FunctionWalker:
                 # `input.tensor[:, indices[0]:indices[1]]`), a tensor bound is read into Python
                 if value_kind in (Kind.TENSOR, Kind.UNKNOWN) and any(self.env.kind(b) is Kind.TENSOR for b in bounds):
                     self.add("GM401", node, detail="slicing with tensor-valued bounds", gb_id="GB0038")
+
+    @staticmethod
+    def _truth_positions(e: ast.expr, nodes: list, truth: bool) -> set[int]:
+        """id() of the nodes of `e` whose truth a condition takes, and whose `not` is therefore
+        the condition's (reported with it): `e` itself when it is one, the operands of `and`/`or`
+        but the last of a value's (operand_truth reports those), what `not` negates there, the
+        test of a conditional expression, a comprehension's `if`s."""
+        out: set[int] = {id(e)} if truth else set()
+        for n in nodes:  # parents first
+            if isinstance(n, ast.BoolOp):
+                out.update(id(v) for v in (n.values if id(n) in out else n.values[:-1]))
+            elif isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not) and id(n) in out:
+                out.add(id(n.operand))
+            elif isinstance(n, ast.IfExp):
+                out.add(id(n.test))
+            elif isinstance(n, _COMPREHENSIONS):
+                out.update(id(x) for g in n.generators for x in g.ifs)
+        return out
 
     def operand_truth(self, b: ast.BoolOp) -> None:
         """An `and` / `or` that is not a condition still takes the truth of every operand but the

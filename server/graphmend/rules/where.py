@@ -95,6 +95,8 @@ def message(site: Site) -> str:
     if isinstance(site.node, ast.BoolOp):
         op = "and" if isinstance(site.node.op, ast.And) else "or"
         return f"`{op}` takes the truth of a tensor value: a data-dependent branch that breaks the graph"
+    if isinstance(site.node, ast.UnaryOp):
+        return "`not` takes the truth of a tensor value into a Python bool: the graph breaks here"
     return "data-dependent branch on a tensor value breaks the graph"
 
 
@@ -132,6 +134,9 @@ def _plan(site: Site, env) -> tuple[Optional[_Plan], Optional[str]]:
     if isinstance(node, ast.BoolOp):
         return None, ("an `and` / `or` outside a condition gives one of its operands, not a bool; "
                       "no rewrite keeps what it gives (keep the value a tensor: `&`, `|`, torch.logical_and)")
+    if isinstance(node, ast.UnaryOp):
+        return None, ("`not` outside a condition gives a Python bool; no rewrite keeps it a bool (keep the value a "
+                      "tensor: `~t`, torch.logical_not, if what uses it takes tensors)")
     if not isinstance(node, ast.If):
         return None, "not an if statement"
     if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
@@ -1074,6 +1079,12 @@ EXAMPLES = [
         "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, a: torch.Tensor):\n"
         "    is_perm = (x.shape[0] == a.shape[0]) and (a == a.mean()).all() and (a > 0).all()\n"
         "    return x * 2, is_perm\n",
+        ["GM201"], None),
+    Example(
+        "declined: `not` outside a condition reads the tensor's truth into a Python bool (xitorch's RK45)",
+        "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n"
+        "    accepted = x.norm() < 1\n    rejected = not accepted\n    y = x * 2\n    if rejected:\n"
+        "        y = y + 1\n    return y\n",
         ["GM201"], None),
     Example(
         "declined: a branch makes the value None (its None-ness depends on tensor values)",
