@@ -22,7 +22,8 @@ from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.attr_types import attribute_class, param_stores
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, bound_only_to, lineage,
-                                       name_template, param_defaults, statement_targets)
+                                       name_template, overrides, param_defaults, single_assignments,
+                                       statement_targets)
 from graphmend.analysis.workspace import class_of
 
 
@@ -961,7 +962,8 @@ class Env:
         if isinstance(func, ast.Name) and self._calls_a_tensor_callable(func.id):
             return Kind.TENSOR
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
-                and self.cls is not None and self._method_annotated_tensor(func.attr):
+                and self.cls is not None and (self._method_annotated_tensor(func.attr)
+                                              or method_returns_tensor(self.symbols, self.cls, func.attr)):
             return Kind.TENSOR
         if isinstance(func, ast.Attribute):
             if self.is_submodule_call(func):
@@ -1029,6 +1031,61 @@ def return_kinds(q: str, symbols: Symbols) -> tuple:
     got = _guarded((id(sym), name), lambda: _return_kinds(fi, sym), ())  # sym is alive meanwhile
     cache[name] = got
     return got
+
+
+def method_returns_tensor(sym: Symbols, cls: ClassInfo, name: str) -> bool:
+    """`self.<name>(...)` in a method of `cls` gives a tensor: the method of that name `cls` or
+    its nearest base of this file defines, and each override of it in this file's subclasses
+    (what `self` may be), return tensors on every `return` (return_kinds' evaluation).
+    pytorch-kinematics' `self.get_frame_indices(...)` returns `torch.tensor(...)`, and what a
+    comprehension iterates over it is read with `.item()` (realcode round 29). A base in
+    another file ends the search (the definitions index keeps no bodies). Cached per file version."""
+    found = None
+    for s, c in lineage(sym, cls):
+        if s is not sym:
+            return False
+        if name in c.methods:
+            found = c
+            break
+    if found is None:
+        return False
+    cache = sym.__dict__.setdefault("method_returns_cache", {})
+    key = (found.name, name)
+    targets = [found.methods[name], *overrides(sym, found, name)]
+    if key in cache:
+        for fi in targets:
+            fi.node  # noqa: B018 - records the read (symbols.tracking)
+        return cache[key]
+    got = True
+    for fi in targets:
+        if not _returns_calls(fi.node):
+            got = False
+            break
+        kinds = _guarded((id(sym), fi.qualname), lambda: _return_kinds(fi, sym), ())
+        if not kinds or any(k is not Kind.TENSOR for k in kinds):
+            got = False
+            break
+    cache[key] = got
+    return got
+
+
+def _returns_calls(node: ast.AST) -> bool:
+    """Every `return` of the function gives a call's result, directly or through a local bound
+    once to it (`idx = torch.tensor(...)`, then `return idx`). What a method returns is taken
+    for a tensor only then: a value rebound along the body (tntorch's `_process_key`, whose `key`
+    becomes a tuple, a list or an array by turns) is beyond return_kinds' one pass."""
+    returns = [st for st in _statements(node.body) if isinstance(st, ast.Return)]
+    if not returns:
+        return False
+    single = None
+    for r in returns:
+        v = r.value
+        if isinstance(v, ast.Name):
+            single = single_assignments(node) if single is None else single
+            v = single.get(v.id)
+        if not isinstance(v, ast.Call):
+            return False
+    return True
 
 
 def module_function(q: str, symbols: Symbols, depth: int = 0) -> Optional[tuple[Symbols, FunctionInfo]]:

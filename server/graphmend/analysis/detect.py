@@ -103,6 +103,16 @@ SIZE_FACTORIES = {
     # a tensor among the pad widths is read into Python (GB0033 "Data dependent operator", measured
     # on torch 2.13: speculative-decoding's `F.pad(out, (0, num_pad_left.amax()))`)
     "torch.nn.functional.pad": ((1,), ("pad",), False),
+    # each measured on torch 2.13 with a 0-dim tensor there (explain: "Data dependent operator");
+    # torch-pme's `torch.fft.fftfreq(ns[0], ...)` (realcode round 29)
+    "torch.fft.fftfreq": ((0, 1), ("n", "d"), False), "torch.fft.rfftfreq": ((0, 1), ("n", "d"), False),
+    "torch.randperm": ((0,), ("n",), False),
+    "torch.tril_indices": ((0, 1, 2), ("row", "col", "offset"), False),
+    "torch.triu_indices": ((0, 1, 2), ("row", "col", "offset"), False),
+    "torch.hann_window": ((0,), ("window_length",), False), "torch.hamming_window": ((0,), ("window_length",), False),
+    "torch.blackman_window": ((0,), ("window_length",), False),
+    "torch.bartlett_window": ((0,), ("window_length",), False),
+    "torch.kaiser_window": ((0,), ("window_length",), False),
 }
 NUMBER_TYPES = frozenset({"int", "float", "bool", "complex", "numbers.Number", "numbers.Integral",
                           "numbers.Real"})
@@ -641,7 +651,8 @@ class FunctionWalker:
         for name in not_tensor:
             if self.env.kinds.get(name) is Kind.TENSOR:
                 self.env.kinds[name] = Kind.UNKNOWN
-        for name in _not_tensor_unless(s.test, self.symbols, False, self.fi.node):
+        for name in [*_not_tensor_unless(s.test, self.symbols, False, self.fi.node),
+                     *_isinstance_containers(s.test, self.symbols, True)]:
             if self.env.kinds.get(name) is Kind.TENSOR:
                 self.env.kinds[name] = Kind.UNKNOWN
         for name in _isinstance_numbers(s.test, self.symbols):
@@ -664,7 +675,8 @@ class FunctionWalker:
         # the else side does not see the body's arrays (POT's `if m is None: m = np.min(...)` then
         # `elif m < 0:`, a number there); after the if, a name either side made an array may be one
         numpy_body, self._numpy_names = self._numpy_names, numpy_before
-        for name in [*is_tensor, *none_tensor, *_not_tensor_unless(s.test, self.symbols, True, self.fi.node)]:
+        for name in [*is_tensor, *none_tensor, *_not_tensor_unless(s.test, self.symbols, True, self.fi.node),
+                     *_isinstance_containers(s.test, self.symbols, False)]:
             # the else side: not a tensor (gpytorch's dtype-or-tensor argument; pomegranate's
             # `isinstance(parameter, vector)`, `vector = (numpy.ndarray, torch.Tensor, ...)`)
             if self.env.kinds.get(name) is Kind.TENSOR:
@@ -873,6 +885,34 @@ class FunctionWalker:
         """Sites in `e`; `truth`: `e` is a condition whose truth `cond` reports (so are the tests
         of conditional expressions in it)."""
         nodes = _walk_expr(e)
+        bound = self._comprehension_tensors(nodes)
+        try:
+            self._exprs(e, nodes, truth)
+        finally:
+            for name in bound:
+                del self.env.kinds[name]
+
+    def _comprehension_tensors(self, nodes: list) -> list[str]:
+        """Bind, for the walk of one expression, a comprehension's target that iterates a tensor
+        (what iterating a tensor gives is a tensor: a row, or a 0-dim element), as a `for`
+        statement's target is: `{names[fi.item()]: ... for fi in frame_indices}` reads an element
+        into Python as the loop does (pytorch-kinematics' chain.py, realcode round 29). Only a
+        name not bound in the function: the comprehension's own scope never shadows a local here.
+        Returns the names bound (unbound again after the walk)."""
+        comps = [n for n in nodes if isinstance(n, _COMPREHENSIONS)]
+        if not comps:
+            return []
+        env, out = self.env, []
+        for comp in comps:  # parents first: an inner generator may iterate an outer target
+            for gen in comp.generators:
+                t = gen.target
+                if isinstance(t, ast.Name) and t.id not in env.locals and t.id not in env.kinds \
+                        and env.iter_kind(gen.iter) is Kind.TENSOR:
+                    env.kinds[t.id] = Kind.TENSOR
+                    out.append(t.id)
+        return out
+
+    def _exprs(self, e: ast.expr, nodes: list, truth: bool) -> None:
         tested = {id(n) for n in nodes if isinstance(n, ast.BoolOp)} if truth else set()
         truth_of = self._truth_positions(e, nodes, truth)
         for b in nodes:
@@ -1092,13 +1132,15 @@ class FunctionWalker:
         return held is not None and held[1] in self._blocks
 
     def is_mask_attr(self, e: ast.expr) -> bool:
-        """`self.<attr>` that every method of the class stores only boolean tensor expressions in
-        (nnAudio's `self.nonzero_indices = self.w_sum > 1e-10`, then `real[:, self.nonzero_indices]`)."""
+        """`self.<attr>` that every method of the class, and of its bases in this file, stores only
+        boolean tensor expressions in (nnAudio's `self.nonzero_indices = self.w_sum > 1e-10`, then
+        `real[:, self.nonzero_indices]`; pytorch-kinematics' `self._revolute_mask = torch.tensor(...,
+        dtype=torch.bool)` in InverseKinematics.__init__, read in a subclass: realcode round 29)."""
         cls = self.fi.cls
         if not (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self") or cls is None:
             return False
         stores = 0
-        for fi in cls.methods.values():
+        for fi in [m for _, c in lineage(self.symbols, cls, local=True) for m in c.methods.values()]:
             for st in _statements(fi.node.body):
                 if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and registered_name(st.value) == e.attr:
                     # `self.register_buffer("mask_", mask)`, `mask` a boolean expression or a local
@@ -1791,6 +1833,25 @@ def _not_tensor_unless(test: ast.expr, symbols: Symbols, holds: bool, fn: Option
             types = bound[0].value
     elts = types.elts if isinstance(types, ast.Tuple) else [types]
     return [test.args[0].id] if any((symbols.qualify(t) or "") in TENSOR_TYPES for t in elts) else []
+
+
+_CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "set", "frozenset", "range", "str", "bytes"})
+
+
+def _isinstance_containers(test: ast.expr, symbols: Symbols, holds: bool) -> list[str]:
+    """Names no tensor where `test` is `holds`: `isinstance(x, (list, range))` holds (tensordict's
+    `if not isinstance(element, (list, range)): element = element.reshape(-1).tolist()`, then
+    `int(p) for p in element`: a list either way). Not a Python number: `_isinstance_numbers`."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _isinstance_containers(test.operand, symbols, not holds)
+    if not holds or not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
+                         and test.func.id == "isinstance" and len(test.args) == 2
+                         and isinstance(test.args[0], ast.Name)):
+        return []
+    types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    if types and all((symbols.qualify(t) or "").removeprefix("builtins.") in _CONTAINER_TYPES for t in types):
+        return [test.args[0].id]
+    return []
 
 
 def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
