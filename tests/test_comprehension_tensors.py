@@ -1,7 +1,7 @@
 """What a comprehension iterates over a tensor is a tensor (a row, or a 0-dim element), as a `for`
 statement's target is; `self.m(...)` gives a tensor when the method (and each override of it in
 the file) returns a call's result that is one; `isinstance(x, (list, range))` proves x no tensor
-on its side of the test. Realcode round 29: pytorch-kinematics' `{self.idx_to_frame[fi.item()]:
+on its side of the test; functools' `lru_cache` leaves a method's return as it is. Realcode round 29: pytorch-kinematics' `{self.idx_to_frame[fi.item()]:
 ... for fi in frame_indices}` with `frame_indices = self.get_all_frame_indices()` (GB0124), and
 tensordict's `int(p) for p in element` after `if not isinstance(element, (list, range)): element
 = element.reshape(-1).tolist()` (no break: a list either way). Each case is checked statically
@@ -19,6 +19,8 @@ from graphmend.config import Settings
 from test_callers import logged_break_lines
 
 SOURCE = '''\
+import functools
+
 import torch
 
 
@@ -26,6 +28,7 @@ class Chain:
     def __init__(self):
         self.names = {0: "a", 1: "b", 2: "c"}
 
+    @functools.lru_cache
     def frame_indices(self):
         return torch.tensor([0, 2], dtype=torch.long)
 

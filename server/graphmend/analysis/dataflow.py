@@ -1301,10 +1301,18 @@ def _saved_tensors(e: Optional[ast.expr]) -> bool:
     return isinstance(e, ast.Attribute) and e.attr == "saved_tensors"
 
 
+_TRANSPARENT_DECORATORS = frozenset({"staticmethod", "classmethod", "lru_cache", "cache"})
+
+
 def _plain_method(node: ast.AST) -> bool:
-    """Decorated only by `staticmethod` / `classmethod`, which leave what the body returns as it is
-    (torchdr-style helpers returning `(..., mask)`)."""
-    return all(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in node.decorator_list)
+    """Decorated only by decorators that leave what the body returns as it is: `staticmethod` /
+    `classmethod` (torchdr-style helpers returning `(..., mask)`), functools' `lru_cache` / `cache`,
+    bare or called (pytorch-kinematics' `@lru_cache def get_frame_indices(...)`: realcode round 29)."""
+    def name(d: ast.expr) -> str:
+        d = d.func if isinstance(d, ast.Call) and d.func is not None else d
+        return d.attr if isinstance(d, ast.Attribute) and isinstance(d.value, ast.Name) and d.value.id == "functools" \
+            else d.id if isinstance(d, ast.Name) else ""
+    return all(name(d) in _TRANSPARENT_DECORATORS for d in node.decorator_list)
 
 
 def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,
