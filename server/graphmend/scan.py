@@ -657,13 +657,19 @@ def default_jobs() -> int:
 
 
 def _chunks(files: Sequence[str], jobs: int) -> list[list[tuple[int, str]]]:
-    # A few chunks per worker (for balance), dealt round-robin so that each gets
-    # a mix of the directory tree (neighbouring files tend to be alike in size).
-    n = max(1, min(len(files), jobs * 8))
-    chunks: list[list[tuple[int, str]]] = [[] for _ in range(n)]
-    for i, p in enumerate(files):
-        chunks[i % n].append((i, p))
-    return chunks
+    """Work for the workers, largest files first: the workers take chunks as they finish one, and
+    the last chunks, of the smallest files, leave little for one worker to finish alone while the
+    others wait (with 8 equal chunks per worker, that wait was up to a chunk's time, about 1.7 s
+    of a check of transformers' models/)."""
+    def size(p) -> int:
+        try:
+            return os.stat(p if isinstance(p, str) else p[0]).st_size
+        except OSError:
+            return 0
+    order = sorted(range(len(files)), key=lambda i: -size(files[i]))
+    n = max(1, min(len(files), jobs * 16))
+    step = -(-len(files) // n)
+    return [[(i, files[i]) for i in order[k:k + step]] for k in range(0, len(files), step)]
 
 
 def _mp_context():
