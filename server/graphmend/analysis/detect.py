@@ -890,7 +890,7 @@ class FunctionWalker:
             self._exprs(e, nodes, truth)
         finally:
             for name in bound:
-                del self.env.kinds[name]
+                self.env.kinds.pop(name, None)
 
     def _comprehension_tensors(self, nodes: list) -> list[str]:
         """Bind, for the walk of one expression, a comprehension's target that iterates a tensor
