@@ -465,6 +465,7 @@ class Env:
         self._bases_buffers: Optional[set[str]] = None
         self._bases_tensors: Optional[frozenset] = None
         self._backends: Optional[frozenset] = None
+        self._instances: Optional[dict[str, ClassInfo]] = None  # instance_attr_tensor, when asked
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
         self.tuple_items: set[str] = set()  # names unpacked from a call's tuple (see bind)
         # `state['k']` (of a local, a parameter or an attribute of self, a constant key) assigned a
@@ -734,6 +735,27 @@ class Env:
         of a formatted name, symbols.name_template)."""
         return self.cls is not None and (attr in self.cls.buffers or attr in self._base_buffers())
 
+    def instance_attr_tensor(self, name: str, attr: str) -> bool:
+        """`name.<attr>` holds a tensor: `name` is a local bound only to instances of one class of
+        this file (`sol = IKSolution(...)`), whose methods construct a tensor there
+        (`self.remaining = torch.ones(M, dtype=torch.bool)` in its `__init__`), or whose `__init__`
+        leaves one there (pytorch-kinematics' `if not sol.remaining.any():`, realcode round 29)."""
+        if self._instances is None:
+            classes, mod = self.symbols.classes, self.symbols.module
+
+            def instance(value: ast.expr):
+                if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+                    return None
+                q = self.symbols.qualify(value.func) or ""
+                return classes.get(q[len(mod) + 1:]) if q.startswith(mod + ".") else None
+            self._instances = {k: v[0] for k, v in bound_only_to(self.fi.node, instance).items()
+                               if all(c is v[0] for c in v)}
+        ci = self._instances.get(name)
+        if ci is None:
+            return False
+        ctor = ci.attr_ctors.get(attr)
+        return bool(ctor and tensor_ctor(ctor)) or init_holds_tensor(self.symbols, ci, attr)
+
     def self_attr_kind(self, attr: str) -> Kind:
         if attr in self.self_kinds:
             return self.self_kinds[attr]
@@ -844,6 +866,8 @@ class Env:
             if isinstance(e.value, ast.Name) and e.value.id == "self":
                 return self.self_attr_kind(e.attr)
             if self.record_field(e) == TENSOR:
+                return Kind.TENSOR
+            if isinstance(e.value, ast.Name) and e.value.id in self.locals and self.instance_attr_tensor(e.value.id, e.attr):
                 return Kind.TENSOR
             base = self.kind(e.value)
             if base is Kind.TENSOR:
