@@ -465,7 +465,7 @@ class Env:
         self._bases_buffers: Optional[set[str]] = None
         self._bases_tensors: Optional[frozenset] = None
         self._backends: Optional[frozenset] = None
-        self._instances: Optional[dict[str, ClassInfo]] = None  # instance_attr_tensor, when asked
+        self._instances: Optional[dict[str, list[ClassInfo]]] = None  # local_instances, when asked
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
         self.tuple_items: set[str] = set()  # names unpacked from a call's tuple (see bind)
         # `state['k']` (of a local, a parameter or an attribute of self, a constant key) assigned a
@@ -735,24 +735,31 @@ class Env:
         of a formatted name, symbols.name_template)."""
         return self.cls is not None and (attr in self.cls.buffers or attr in self._base_buffers())
 
+    def local_instances(self) -> dict[str, list[ClassInfo]]:
+        """Locals bound only to instances of classes of this file: `h = BFGS(x)`, `h = A(x) if c
+        else B(x)` (computed once per Env)."""
+        if self._instances is None:
+            classes, mod = self.symbols.classes, self.symbols.module
+
+            def instances(value: ast.expr):
+                values = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+                got = [classes[q[len(mod) + 1:]] for v in values if isinstance(v, ast.Call)
+                       and (q := self.symbols.qualify(v.func) or "").startswith(mod + ".")
+                       and q[len(mod) + 1:] in classes]
+                return got if len(got) == len(values) else None
+            self._instances = {k: [c for got in v for c in got]
+                               for k, v in bound_only_to(self.fi.node, instances).items()}
+        return self._instances
+
     def instance_attr_tensor(self, name: str, attr: str) -> bool:
         """`name.<attr>` holds a tensor: `name` is a local bound only to instances of one class of
         this file (`sol = IKSolution(...)`), whose methods construct a tensor there
         (`self.remaining = torch.ones(M, dtype=torch.bool)` in its `__init__`), or whose `__init__`
         leaves one there (pytorch-kinematics' `if not sol.remaining.any():`, realcode round 29)."""
-        if self._instances is None:
-            classes, mod = self.symbols.classes, self.symbols.module
-
-            def instance(value: ast.expr):
-                if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
-                    return None
-                q = self.symbols.qualify(value.func) or ""
-                return classes.get(q[len(mod) + 1:]) if q.startswith(mod + ".") else None
-            self._instances = {k: v[0] for k, v in bound_only_to(self.fi.node, instance).items()
-                               if all(c is v[0] for c in v)}
-        ci = self._instances.get(name)
-        if ci is None:
+        held = self.local_instances().get(name)
+        if not held or any(c is not held[0] for c in held):
             return False
+        ci = held[0]
         ctor = ci.attr_ctors.get(attr)
         return bool(ctor and tensor_ctor(ctor)) or init_holds_tensor(self.symbols, ci, attr)
 

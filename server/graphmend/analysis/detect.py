@@ -18,7 +18,7 @@ from graphmend.analysis.dataflow import Env, Kind, cast_value, compiling_guard, 
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
-from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
+from graphmend.analysis.symbols import (FunctionInfo, Symbols, _statements, called_methods, function_refs,
                                         bound_only_to, lineage, method_aliases, overrides, param_defaults,
                                         _self_attrs, registered_name, single_assignments, statement_targets)
 from graphmend.findings import Condition
@@ -185,7 +185,6 @@ class FunctionWalker:
         # target (a loop body is walked twice: the second walk's kinds are kept)
         self.calls_out: dict[tuple, CallFact] = {}
         self._refs: Optional[dict[str, list[ast.expr]]] = None  # symbols.function_refs, when needed
-        self._instances: Optional[dict[str, list[ClassInfo]]] = None  # local_instances, when needed
         self._masks: Optional[dict[str, ast.expr]] = None  # bool_mask_names, when needed
         self._aug_targets: set[int] = set()  # id() of augmented assignments' targets (read, then stored)
         # names bound to a boolean mask by the statement walked last that bound them, with the
@@ -1511,7 +1510,7 @@ class FunctionWalker:
                 and func.attr in _method_names(self.symbols):
             # `hess.update(s, y)` with `hess = L_BFGS(...) if low_mem else BFGS(...)`, classes of this
             # file (torchmin, realcode round 13): the method each may run, its own or a base's here
-            for ci in self.local_instances().get(func.value.id, ()):
+            for ci in self.env.local_instances().get(func.value.id, ()):
                 target = next((k.methods[func.attr] for _, k in lineage(self.symbols, ci, local=True)
                                if func.attr in k.methods), None)
                 if target is not None:
@@ -1530,21 +1529,6 @@ class FunctionWalker:
             return
         self.note_fact(c, module, qualname, 0)
 
-    def local_instances(self) -> dict[str, list[ClassInfo]]:
-        """Locals bound only to instances of classes of this file: `h = BFGS(x)`, `h = A(x) if c
-        else B(x)` (computed once per walk)."""
-        if self._instances is None:
-            classes, mod = self.symbols.classes, self.symbols.module
-
-            def instances(value: ast.expr):
-                values = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
-                got = [classes[q[len(mod) + 1:]] for v in values if isinstance(v, ast.Call)
-                       and (q := self.symbols.qualify(v.func) or "").startswith(mod + ".")
-                       and q[len(mod) + 1:] in classes]
-                return got if len(got) == len(values) else None
-            self._instances = {k: [c for got in v for c in got]
-                               for k, v in bound_only_to(self.fi.node, instances).items()}
-        return self._instances
 
     def tensor_args(self, c: ast.Call) -> list:
         """The arguments of `c` that are tensors here: (position, keyword, argument)."""
@@ -1844,14 +1828,19 @@ def _isinstance_containers(test: ast.expr, symbols: Symbols, holds: bool) -> lis
     `int(p) for p in element`: a list either way). Not a Python number: `_isinstance_numbers`."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _isinstance_containers(test.operand, symbols, not holds)
-    if not holds or not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
-                         and test.func.id == "isinstance" and len(test.args) == 2
-                         and isinstance(test.args[0], ast.Name)):
-        return []
-    types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-    if types and all((symbols.qualify(t) or "").removeprefix("builtins.") in _CONTAINER_TYPES for t in types):
-        return [test.args[0].id]
+    got = _isinstance_of(test, symbols) if holds else None
+    if got and got[1] and all(t.removeprefix("builtins.") in _CONTAINER_TYPES for t in got[1]):
+        return [got[0]]
     return []
+
+
+def _isinstance_of(test: ast.expr, symbols: Symbols) -> Optional[tuple[str, list[str]]]:
+    """`isinstance(x, T)` / `isinstance(x, (T1, T2))` of a name: (x, the types qualified)."""
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
+        return None
+    types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    return test.args[0].id, [symbols.qualify(t) or "" for t in types]
 
 
 def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
@@ -1863,12 +1852,9 @@ def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
         first, *rest = [_isinstance_numbers(v, symbols) for v in test.values]
         return [n for n in dict.fromkeys(first) if all(n in r for r in rest)]
-    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
-            and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
-        return []
-    types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-    if types and all((symbols.qualify(t) or "") in PYTHON_VALUE_TYPES for t in types):
-        return [test.args[0].id]
+    got = _isinstance_of(test, symbols)
+    if got and got[1] and all(t in PYTHON_VALUE_TYPES for t in got[1]):
+        return [got[0]]
     return []
 
 
