@@ -913,13 +913,13 @@ class FunctionWalker:
 
     def _exprs(self, e: ast.expr, nodes: list, truth: bool) -> None:
         tested = {id(n) for n in nodes if isinstance(n, ast.BoolOp)} if truth else set()
-        truth_of = self._truth_positions(e, nodes, truth)
+        truth_of: Optional[set[int]] = None  # _truth_positions, computed at the first `not`
         for b in nodes:
             if isinstance(b, ast.BoolOp) and id(b) not in self._short_circuit_seen:
                 self._short_circuit_seen.add(id(b))
-                truth = isinstance(b.op, ast.And)
+                holds = isinstance(b.op, ast.And)  # what the operands before were, where `v` runs
                 for i, v in enumerate(b.values[1:], 1):
-                    before = [(w, truth) for w in b.values[:i]]
+                    before = [(w, holds) for w in b.values[:i]]
                     for n in ast.walk(v):
                         self._short_circuit[id(n)] = self._short_circuit.get(id(n), []) + before
         if self._numpy_names or self._numpy_nodes or imports(self.symbols, "numpy"):
@@ -930,8 +930,10 @@ class FunctionWalker:
                     self.numpy_comprehension(node)
         comp_items: dict[int, ast.expr] = {}  # id() of loads of a comprehension's target over a tensor
         for node in nodes:
-            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and id(node) not in truth_of \
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) \
                     and not isinstance(node.operand, (ast.BoolOp, ast.UnaryOp)) \
+                    and id(node) not in (truth_of := truth_of if truth_of is not None
+                                         else self._truth_positions(e, nodes, truth)) \
                     and self.env.kind(node.operand) is Kind.TENSOR and self.truth_of_tensor(node.operand):
                 # `p = not t`: Python reads the tensor's truth at the `not` (Dynamo breaks there:
                 # explain's step_unsupported, measured on torch 2.13), and `p` is a Python bool
