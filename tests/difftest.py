@@ -172,3 +172,13 @@ def function_span(source: str, name: str) -> tuple[range, list[int]]:
     start = next(i for i, s in enumerate(lines, 1) if s.startswith(f"def {name}("))
     end = next((i for i, s in enumerate(lines[start:], start + 1) if s.startswith("def ")), len(lines) + 1)
     return range(start, end), _reported(lines, range(start, end))
+
+
+
+def assert_case_breaks(source: str, case: str, findings, until: tuple, *broke: set) -> None:
+    """The `if case == "<case>":` block's findings are on the lines marked `# reported`, and so
+    are the lines Dynamo broke on in each run (`broke`: each run's graph-break-log lines)."""
+    block, reported = case_span(source, case, until)
+    assert sorted({f.span.start.line for f in findings if f.span.start.line in block}) == reported, (case, findings)
+    for lines in broke:
+        assert sorted(n for n in lines if n in block) == reported, (case, lines)
