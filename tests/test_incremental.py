@@ -346,3 +346,36 @@ def test_falls_back_to_a_full_check(tmp_path, new):
     c0 = check(SRC, path, 0, settings, ws, {})
     assert incremental.update(c0.state, new, path, settings, ws, {}) is None
     assert view(check(new, path, 1, settings, ws, {}, c0)) == view(check(new, path, 1, settings, ws, {}))
+
+
+GUARDED = '''import torch
+from torch import nn
+
+
+class Mesh(nn.Module):
+    def __init__(self, ns: torch.Tensor):
+        super().__init__()
+        self.update(ns)
+
+    def update(self, ns: torch.Tensor | None = None):
+        if ns is not None:
+            self.ns = ns
+
+    def forward(self, x):
+        return x[:, :int(self.ns[0])]
+'''
+
+
+def test_an_edit_of_a_guard_around_a_stored_parameter_walks_the_class_again(tmp_path):
+    """`self.ns = ns` under `if ns is not None:` stores a tensor (attr_types.param_stores narrows
+    `torch.Tensor | None`); without the guard it may store None: an edit of `update` alone changes
+    what forward reports."""
+    path = _module(GUARDED, tmp_path)
+    ws, settings = Workspace(), Settings()
+    c0 = check(GUARDED, path, 0, settings, ws, {})
+    assert [(f.code, f.span.start.line) for f in c0.findings] == [("GM401", 15)]
+    new = GUARDED.replace("        if ns is not None:\n", "        if True:\n")
+    c1 = check(new, path, 1, settings, ws, {}, c0)
+    assert c1.rewalked is not None
+    assert view(c1) == view(check(new, path, 1, settings, ws, {}))
+    assert c1.findings == []

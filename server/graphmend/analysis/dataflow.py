@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk
-from graphmend.analysis.attr_types import attribute_class, param_stores
+from graphmend.analysis.attr_types import attribute_class, one_type, param_stores
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, bound_only_to, lineage,
                                        name_template, overrides, param_defaults, single_assignments,
@@ -783,7 +783,21 @@ class Env:
             return Kind.TENSOR
         if attr in self._base_tensor_attrs():
             return Kind.TENSOR
+        if self._stores_tensor_param(attr):
+            return Kind.TENSOR
         return Kind.STATIC
+
+    def _stores_tensor_param(self, attr: str) -> bool:
+        """Every store of `self.<attr>` in the nearest class of the lineage that stores it stores a
+        parameter annotated as a tensor, one type and not None there (attr_types.param_stores narrows
+        `T | None` under `if p is not None:`): torch-pme's `self.ns_mesh = ns_mesh` in `update`,
+        then `int(self.ns_mesh[0])` (realcode round 29)."""
+        for _, c in lineage(self.symbols, self.cls):
+            stores = param_stores(c)
+            if attr in stores:
+                ann = stores[attr]
+                return ann is not None and one_type(ann) and annotation_kind(ann, attr) is Kind.TENSOR
+        return False
 
     def _module_function(self, func: ast.expr) -> bool:
         """`f(...)` with f defined or imported at module level, or `mod.f(...)` with mod an
