@@ -1281,7 +1281,8 @@ class FunctionWalker:
         if q in ("int", "float", "bool") and len(c.args) == 1 and env.kind(c.args[0]) is Kind.TENSOR:
             self.add("GM401", c, detail=f"`{q}()` of a tensor")
             return
-        if q in SIZE_FACTORIES and any(self.proven_tensor(a, c) for a in _size_args(c, *SIZE_FACTORIES[q])):
+        if q in SIZE_FACTORIES and any(self.proven_tensor(a, c) and not self.constant_tensor(a)
+                                       for a in _size_args(c, *SIZE_FACTORIES[q])):
             self.add("GM401", c, detail=f"`{q}()` with a tensor as a size or bound", gb_id="GB0033")
             return
         if q.startswith("torch."):
@@ -1583,6 +1584,32 @@ class FunctionWalker:
         if self.env.kind(e) is not Kind.TENSOR:
             return False
         return not (isinstance(e, ast.Name) and e.id in self.numbers_at(at))
+
+    def constant_tensor(self, e: ast.expr, depth: int = 0) -> bool:
+        """`e` is a tensor the function builds from Python numbers: `torch.tensor(m)` or
+        `torch.as_tensor(m)` of a value that is not a tensor nor a sequence, arithmetic of such a
+        tensor with numbers, or a name bound once to one of these. Dynamo knows its value: a size
+        or bound of a factory given one does not break (`torch.arange(torch.tensor(m) * 2)`,
+        `torch.fft.fftfreq(torch.tensor(n))`, measured on torch 2.13; `range()` of one, an item
+        of `torch.tensor([m, n])` and `int()` of one do)."""
+        if depth > 4:
+            return False
+        if isinstance(e, ast.Name):
+            if self._single is None:
+                self.rank_hint(e)
+            bound = self._single.get(e.id)
+            return bound is not None and self.constant_tensor(bound, depth + 1)
+        if isinstance(e, ast.BinOp):
+            sides = [x for x in (e.left, e.right) if self.env.kind(x) is Kind.TENSOR]
+            return bool(sides) and all(self.constant_tensor(x, depth + 1) for x in sides)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+            return self.constant_tensor(e.operand, depth + 1)
+        if not (isinstance(e, ast.Call) and e.args
+                and self.env.qualify(e.func) in ("torch.tensor", "torch.as_tensor")):
+            return False
+        v = e.args[0]
+        return not isinstance(v, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Starred)) \
+            and self.env.kind(v) is not Kind.TENSOR and not self.numpy_value(v)
 
     def numbers_at(self, node: ast.AST) -> set[str]:
         """Names an enclosing `if isinstance(name, <number type>):` body proves Python numbers at
