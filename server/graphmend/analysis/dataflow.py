@@ -543,6 +543,13 @@ class Env:
                     and self._evidence_reaches(target.id, value):
                 kind = Kind.TENSOR  # used like a tensor elsewhere in the function (x.view(...))
             self.kinds[target.id] = kind
+            if isinstance(value, (ast.List, ast.Tuple)) and not any(isinstance(x, ast.Starred) for x in value.elts):
+                # `tmp_phi = [y.norm() ** 2]`, then `tmp_phi[0]`: the items of a list or tuple
+                # display by their index (xitorch's line search passes `tmp_phi[0]` on, realcode
+                # round 29); a store `tmp_phi[0] = ...` here rebinds it (bind, Subscript)
+                for i, x in enumerate(value.elts):
+                    if self.kind(x) is Kind.TENSOR:
+                        self.item_kinds[f"{target.id}[{i!r}]"] = Kind.TENSOR
         elif isinstance(target, (ast.Tuple, ast.List)):
             vals = value.elts if isinstance(value, (ast.Tuple, ast.List)) and \
                 len(value.elts) == len(target.elts) else None
