@@ -74,6 +74,10 @@ REQUIREMENTS = [
     # arm-pytorch-utilities, lxml and absl-py)
     "xitorch==0.5.1", "torch-pme==0.5.0", "pycox==0.3.0", "torchtuples==0.2.2", "torch-hd==5.8.4",
     "pytorch-kinematics==0.10.0",
+    # round 30 (cherry-rl imports six without declaring it, and gym 0.26's `ImageEncoder` is gone, which
+    # its wrappers subclass on import: gym 0.23.1 is pinned; posteriors pulls torchopt and optree)
+    "torchimize==0.0.16", "torchlie==0.1.0", "posteriors==0.1.3", "cherry-rl==0.2.0", "higher==0.2.1",
+    "gym==0.23.1", "six==1.17.0",
 ]
 
 
@@ -6431,6 +6435,411 @@ def _pk_ik_solve():
                         "q": q / q.norm(dim=1, keepdim=True)}
 
 
+# round 30: torchimize 0.0.16, torchlie 0.1.0, posteriors 0.1.3, cherry-rl 0.2.0 and higher 0.2.1,
+# code nobody tuned on, measured before anything was changed for it
+
+
+def _damped_cosine(p, t, y):
+    """The residual of a damped cosine a exp(-b t) cos(c t) against samples y (torchimize's entries)."""
+    import torch
+
+    return p[0] * torch.exp(-p[1] * t) * torch.cos(p[2] * t) - y
+
+
+def _torchimize_single_fit():
+    """torchimize's single-problem solvers as its README fits a curve: a damped cosine
+    (3 parameters) to 20 noisy samples by `lsq_lma` (Levenberg, then Marquardt damping), `lsq_gna`
+    (Gauss-Newton) with the numerical Jacobian (`torch.autograd.functional.jacobian`), `lsq_lma`
+    with a user-supplied Jacobian, and `gradient_descent` (a step along the least-squares
+    solution of the Jacobian); 6 iterations each, in float64, in a user function. (In float32,
+    `gradient_descent`'s `lstsq` of the 20x3 Jacobian differed in its last bit between eager runs
+    in separate processes, 1 of 3; in float64 6 of 6 agreed.)"""
+    import torch
+    from torchimize.functions import gradient_descent, lsq_gna, lsq_lma
+
+    cfg = dict(params=3, samples=20, max_iter=6, methods=("lev", "marq", "gna", "lev+jac", "gd"), gd_lr=1e-2,
+               dtype="float64")
+
+    def jac(p, t, y):
+        e, s, c = torch.exp(-p[1] * t), torch.sin(p[2] * t), torch.cos(p[2] * t)
+        return torch.stack([e * c, -p[0] * t * e * c, -p[0] * t * e * s], dim=-1)
+
+    def fit(p0, t, y):
+        lev = lsq_lma(p0, _damped_cosine, args=(t, y), max_iter=6)
+        marq = lsq_lma(p0, _damped_cosine, args=(t, y), meth="marq", max_iter=6)
+        gna = lsq_gna(p0, _damped_cosine, args=(t, y), max_iter=6)
+        lev_j = lsq_lma(p0, _damped_cosine, jac_function=jac, args=(t, y), max_iter=6)
+        gd = gradient_descent(p0, _damped_cosine, args=(t, y), l=1e-2, max_iter=6)
+        return lev[-1], marq[-1], gna[-1], lev_j[-1], gd[-1], torch.tensor(float(len(lev)))
+    g = torch.Generator().manual_seed(1)
+    t = torch.linspace(0, 3, 20, dtype=torch.float64)
+    y = 1.5 * torch.exp(-0.7 * t) * torch.cos(2.0 * t) + 0.01 * torch.randn(20, generator=g, dtype=torch.float64)
+    return cfg, fit, {"p0": torch.tensor([1.0, 0.5, 1.8], dtype=torch.float64), "t": t, "y": y}
+
+
+def _torchimize_parallel_fit():
+    """torchimize's batched solvers as its README fits many curves at once: 4 damped cosines
+    (3 parameters each, amplitudes 1, 1.5, 2, 0.5) by `lsq_lma_parallel` (Levenberg and Marquardt
+    damping, masked per-problem updates and convergence), `lsq_gna_parallel` and
+    `gradient_descent_parallel` with the batched numerical Jacobian; 5 iterations each, in a user
+    function."""
+    import torch
+    from torchimize.functions import gradient_descent_parallel, lsq_gna_parallel, lsq_lma_parallel
+
+    cfg = dict(problems=4, params=3, samples=20, max_iter=5, methods=("lev", "marq", "gna", "gd"))
+
+    def res(p, t, y):  # (batch, costs=1, samples)
+        return (p[:, 0:1] * torch.exp(-p[:, 1:2] * t) * torch.cos(p[:, 2:3] * t) - y)[:, None, :]
+
+    def fit(p0, t, y):
+        lev = lsq_lma_parallel(p0.clone(), res, args=(t, y), max_iter=5)
+        marq = lsq_lma_parallel(p0.clone(), res, args=(t, y), meth="marq", max_iter=5)
+        gna = lsq_gna_parallel(p0.clone(), res, args=(t, y), max_iter=5)
+        gd = gradient_descent_parallel(p0.clone(), res, args=(t, y), l=1e-2, max_iter=5)
+        return lev[-1], marq[-1], gna[-1], gd[-1]
+    g = torch.Generator().manual_seed(1)
+    t = torch.linspace(0, 3, 20)
+    y = (torch.stack([s * torch.exp(-0.7 * t) * torch.cos(2.0 * t) for s in (1.0, 1.5, 2.0, 0.5)])
+         + 0.01 * torch.randn(4, 20, generator=g))
+    return cfg, fit, {"p0": torch.tensor([[1.0, 0.5, 1.8]]).repeat(4, 1), "t": t, "y": y}
+
+
+def _torchlie_group_ops():
+    """torchlie's functional Lie-group API as Theseus calls it, on plain tensors: SO(3) `exp`,
+    `log`, `adj`, `inv`, `compose`, `transform`, `hat`/`vee` and `quaternion_to_rotation` of a
+    batch of 4; SE(3) `exp`, `log`, `adj`, `compose` with the inverse, `transform`, `untransform`
+    and `left_act`; then an SO(3) and an SE(3) log-exp round trip under `enable_checks()`
+    (torchlie's group-membership checks); in a user function."""
+    import torch
+    from torchlie.functional import SE3, SO3, enable_checks
+
+    cfg = dict(batch=4, groups=("SO3", "SE3"), checks=True)
+
+    def run(w, xi, pts, q):
+        R = SO3.exp(w)
+        out = [R, SO3.log(R), SO3.adj(R), SO3.inv(R), SO3.compose(R, SO3.inv(R)), SO3.transform(R, pts),
+               SO3.hat(w), SO3.vee(SO3.hat(w)), SO3.quaternion_to_rotation(q)]
+        T = SE3.exp(xi)
+        out += [T, SE3.log(T), SE3.adj(T), SE3.compose(T, SE3.inv(T)), SE3.transform(T, pts),
+                SE3.untransform(T, pts), SE3.left_act(T, pts.new_ones(4, 3, 2))]
+        with enable_checks():
+            out += [SO3.log(SO3.exp(w)), SE3.log(SE3.exp(xi))]
+        return out
+    g = torch.Generator().manual_seed(1)
+    q = torch.randn(4, 4, generator=g)
+    return cfg, run, {"w": torch.randn(4, 3, generator=g), "xi": torch.randn(4, 6, generator=g),
+                      "pts": torch.randn(4, 3, generator=g), "q": q / q.norm(dim=-1, keepdim=True)}
+
+
+def _torchlie_pose_train():
+    """torchlie in a pose fit, as Theseus' examples learn a rigid transform: learnable SE(3) tangent
+    vectors (2 poses) mapped by `SE3.exp`, points transformed by them against targets, plus the
+    squared `SE3.log` of the relative pose (`compose` with `inv`) to a detached half-step pose and
+    an SO(3) rotation-only term (`SO3.exp`, `log` of `compose`); backward through torchlie's
+    autograd Functions, Adam step; in a user function."""
+    import torch
+    from torchlie.functional import SE3, SO3
+
+    torch.manual_seed(0)
+    cfg = dict(poses=2, lr=1e-2)
+    xi = torch.nn.Parameter(0.1 * torch.randn(2, 6))
+    opt = torch.optim.Adam([xi], lr=1e-2)
+
+    def train(target, pts):
+        T = SE3.exp(xi)
+        pred = SE3.transform(T, pts)
+        rel = SE3.log(SE3.compose(SE3.inv(T), SE3.exp(0.5 * xi.detach())))
+        rot = SO3.log(SO3.compose(SO3.exp(xi[:, 3:]), SO3.exp(-0.5 * xi[:, 3:].detach())))
+        loss = ((pred - target) ** 2).mean() + rel.pow(2).mean() + rot.pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.detach(), xi.detach().clone()
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"target": torch.randn(2, 3, generator=g), "pts": torch.randn(2, 3, generator=g)}
+
+
+def _posteriors_model():
+    """A 3-8-2 MLP classifier as posteriors' tutorials write one: parameters as a dict, a log
+    posterior (cross entropy plus a Gaussian prior) and a log likelihood through
+    `torch.func.functional_call`."""
+    import torch
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+    params = {k: v.detach().clone() for k, v in net.named_parameters()}
+
+    def log_likelihood(p, batch):
+        x, y = batch
+        logits = torch.func.functional_call(net, p, (x,))
+        return -torch.nn.functional.cross_entropy(logits, y, reduction="sum"), logits
+
+    def log_posterior(p, batch):
+        import posteriors
+
+        ll, logits = log_likelihood(p, batch)
+        return ll + posteriors.diag_normal_log_prob(p, sd_diag=1.0, normalize=False), logits
+    return net, params, log_posterior, log_likelihood
+
+
+def _posteriors_sgmcmc_train():
+    """posteriors' SG-MCMC samplers as its README steps them, on an MLP classifier's posterior
+    (batch of 6, the prior by `diag_normal_log_prob` with a scalar sd): one step each of SGHMC,
+    SGLD, BAOA and SGNHT from `build(...).init/update`; then `cg` solving a damped
+    Hessian-vector system (`hvp`) for the last layer's bias and `L_from_flat` of 6 values; in a
+    user function."""
+    import torch
+    import posteriors
+
+    net, params, log_posterior, _ = _posteriors_model()
+    cfg = dict(mlp=(3, 8, 2), batch=6, lr=1e-3, samplers=("sghmc", "sgld", "baoa", "sgnht"), cg=dict(maxiter=5))
+    sghmc = posteriors.sgmcmc.sghmc.build(log_posterior, lr=1e-3, alpha=0.1)
+    sgld = posteriors.sgmcmc.sgld.build(log_posterior, lr=1e-3)
+    baoa = posteriors.sgmcmc.baoa.build(log_posterior, lr=1e-3)
+    sgnht = posteriors.sgmcmc.sgnht.build(log_posterior, lr=1e-3)
+
+    def step(x, y, v, L_flat):
+        torch.manual_seed(3)
+        h, _ = sghmc.update(sghmc.init(params), (x, y))
+        lg, _ = sgld.update(sgld.init(params), (x, y))
+        b, _ = baoa.update(baoa.init(params), (x, y))
+        n, _ = sgnht.update(sgnht.init(params), (x, y))
+        bias = params["2.bias"]
+
+        def f(bb):
+            return log_posterior({**params, "2.bias": bb}, (x, y))[0]
+        sol, info = posteriors.cg(lambda u: -posteriors.hvp(f, (bias,), (u,))[1], v, maxiter=5, damping=1.0)
+        return [h.params["0.weight"], h.momenta["2.bias"], lg.params["0.weight"], lg.log_posterior, b.params["0.bias"],
+                n.params["0.bias"], n.xi, sol, info["error"], posteriors.L_from_flat(L_flat)]
+    g = torch.Generator().manual_seed(1)
+    return cfg, step, {"x": torch.randn(6, 3, generator=g), "y": torch.tensor([0, 1, 0, 1, 1, 0]),
+                       "v": torch.randn(2, generator=g), "L_flat": torch.randn(6, generator=g)}
+
+
+def _posteriors_laplace_ekf():
+    """posteriors' Laplace approximations and extended Kalman filters on an MLP classifier (batch
+    of 6): diagonal and dense empirical-Fisher Laplace, dense GGN Laplace (the dense ones with a
+    unit prior precision; `init`, `update`; 3 `sample`s of the diagonal one), the diagonal and
+    dense Fisher EKF (one `update`), and `diag_normal_sample` with a scalar sd; in a user
+    function."""
+    import torch
+    import posteriors
+    from posteriors import ekf, laplace
+
+    net, params, log_posterior, log_likelihood = _posteriors_model()
+    cfg = dict(mlp=(3, 8, 2), batch=6, samples=3, laplace=("diag_fisher", "dense_fisher", "dense_ggn"),
+               ekf=("diag_fisher", "dense_fisher"), ekf_lr=1e-2)
+
+    def forward(p, batch):
+        x, _ = batch
+        return torch.func.functional_call(net, p, (x,)), torch.tensor([])
+
+    def outer_log_lik(logits, batch):
+        return -torch.nn.functional.cross_entropy(logits, batch[1], reduction="sum")
+
+    dfish = laplace.diag_fisher.build(log_posterior)
+    dense = laplace.dense_fisher.build(log_posterior, init_prec=1.0)
+    ggn = laplace.dense_ggn.build(forward, outer_log_lik, init_prec=1.0)
+    ekf_d = ekf.diag_fisher.build(log_likelihood, lr=1e-2)
+    ekf_f = ekf.dense_fisher.build(log_likelihood, lr=1e-2)
+
+    def fit(x, y):
+        torch.manual_seed(3)
+        s, _ = dfish.update(dfish.init(params), (x, y))
+        sd, _ = dense.update(dense.init(params), (x, y))
+        sg, _ = ggn.update(ggn.init(params), (x, y))
+        e, _ = ekf_d.update(ekf_d.init(params), (x, y))
+        ef, _ = ekf_f.update(ekf_f.init(params), (x, y))
+        out = [s.prec_diag["0.weight"], laplace.diag_fisher.sample(s, (3,))["2.bias"], sd.prec, sg.prec,
+               e.params["0.weight"], e.sd_diag["2.bias"], ef.params["2.bias"], ef.cov]
+        return out + [posteriors.diag_normal_sample(params, 0.1, (2,))["2.bias"]]
+    g = torch.Generator().manual_seed(1)
+    return cfg, fit, {"x": torch.randn(6, 3, generator=g), "y": torch.tensor([0, 1, 0, 1, 1, 0])}
+
+
+def _cherry_policy(torch, ch):
+    class GaussianPolicy(ch.nn.Policy):
+        def __init__(self):
+            super().__init__()
+            self.body = ch.nn.MLP(4, 2, [4, 16])  # cherry's MLP: hidden_sizes[0] is the input width
+            self.logstd = torch.nn.Parameter(torch.zeros(2))
+
+        def forward(self, s):
+            return ch.distributions.Normal(self.body(s), self.logstd.exp())
+    return GaussianPolicy()
+
+
+def _cherry_pg_train():
+    """cherry's policy-gradient utilities in an on-policy update, as its PPO and TRPO examples write
+    one: a Gaussian policy and a value MLP on a rollout of 8 steps (an episode ends at step 3),
+    `td.discount` bootstrapped from the next state's value, `pg.generalized_advantage`,
+    `normalize`, `td.temporal_difference`; PPO's clipped policy and value losses, A2C's losses
+    and the entropy, summed, backward, Adam step; TRPO's policy loss, its
+    `hessian_vector_product` of the KL and `conjugate_gradient` (5 iterations) for the natural
+    gradient step; in a user function."""
+    import torch
+    import cherry as ch
+    from cherry.algorithms import A2C, PPO, TRPO
+
+    torch.manual_seed(0)
+    cfg = dict(steps=8, state=4, action=2, hidden=16, gamma=0.99, tau=0.95, clip=0.2, cg_iterations=5, lr=1e-3)
+    policy = _cherry_policy(torch, ch)
+    vf = ch.nn.MLP(4, 1, [4, 16])
+    opt = torch.optim.Adam([*policy.parameters(), *vf.parameters()], lr=1e-3)
+
+    def train(states, actions, rewards, dones, old_log_probs, next_state):
+        values = vf(states)
+        next_value = vf(next_state)
+        ret = ch.td.discount(0.99, rewards, dones, bootstrap=next_value.detach()[0])
+        adv = ch.pg.generalized_advantage(0.99, 0.95, rewards, dones, values.detach(), next_value.detach())
+        adv = ch.normalize(adv)
+        tde = ch.td.temporal_difference(0.99, rewards, dones, values.detach(), vf(states.roll(-1, 0)).detach())
+        density = policy(states)
+        logp = density.log_prob(actions).sum(-1, keepdim=True)
+        loss = (PPO.policy_loss(logp, old_log_probs, adv, clip=0.2)
+                + PPO.state_value_loss(values, values.detach() + 0.1, ret, clip=0.2)
+                + A2C.policy_loss(logp, adv) + A2C.state_value_loss(values, ret) + 0.01 * density.entropy().mean())
+        tr = TRPO.policy_loss(logp, old_log_probs, adv)
+        grads = torch.autograd.grad(tr, list(policy.parameters()), retain_graph=True)
+        ref = ch.distributions.Normal(density.mean.detach(), density.stddev.detach())
+        kl = torch.distributions.kl_divergence(density, ref).mean()
+        hvp = TRPO.hessian_vector_product(kl, list(policy.parameters()))
+        step = TRPO.conjugate_gradient(hvp, grads, num_iterations=5)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return (loss.detach(), tde, adv, [s.detach() for s in step],
+                [p.detach().clone() for p in [*policy.parameters(), *vf.parameters()]])
+    g = torch.Generator().manual_seed(1)
+    dones = torch.zeros(8, 1)
+    dones[3] = 1.0
+    return cfg, train, {"states": torch.randn(8, 4, generator=g), "actions": torch.randn(8, 2, generator=g),
+                        "rewards": torch.randn(8, 1, generator=g), "dones": dones,
+                        "old_log_probs": -torch.rand(8, 1, generator=g) - 1.0,
+                        "next_state": torch.randn(1, 4, generator=g)}
+
+
+def _cherry_sac_update():
+    """cherry's SAC update as its examples call it: an `ExperienceReplay` of 12 transitions (state
+    4, action 2, an episode ending every 5 steps) built beforehand, a `TanhNormal` policy, twin Q
+    networks (`nn.Twin`) and their target copy, automatic entropy tuning of a learnable
+    log-alpha; `SAC(batch_size=6).update(...)` (replay `sample`, entropy, Q, policy and target
+    updates with their optimizers, the DotMap of `.item()` statistics); `random.seed` and
+    `torch.manual_seed` first, so every call samples the same batch; in a user function."""
+    import random
+
+    import torch
+    import cherry as ch
+    from cherry.algorithms import SAC
+
+    torch.manual_seed(0)
+    cfg = dict(replay=12, batch=6, state=4, action=2, hidden=16, lr=1e-3, target_entropy=-2.0)
+
+    class TanhPolicy(ch.nn.Policy):
+        def __init__(self):
+            super().__init__()
+            self.body = ch.nn.MLP(4, 4, [4, 16])
+
+        def forward(self, s):
+            m, logstd = self.body(s).chunk(2, -1)
+            return ch.distributions.TanhNormal(m, logstd.clamp(-5, 2).exp())
+
+    class Q(ch.nn.ActionValue):
+        def __init__(self):
+            super().__init__()
+            self.net = ch.nn.MLP(6, 1, [6, 16])
+
+        def forward(self, s, a):
+            return self.net(torch.cat([s, a], -1))
+
+    policy, qf, qt = TanhPolicy(), ch.nn.Twin(Q(), Q()), ch.nn.Twin(Q(), Q())
+    qt.load_state_dict(qf.state_dict())
+    log_alpha = torch.zeros(1, requires_grad=True)
+    pol_opt, q_opt = torch.optim.Adam(policy.parameters(), lr=1e-3), torch.optim.Adam(qf.parameters(), lr=1e-3)
+    alpha_opt = torch.optim.Adam([log_alpha], lr=1e-3)
+    feat_opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.0)  # no feature extractor
+    g = torch.Generator().manual_seed(1)
+    replay = ch.ExperienceReplay()
+    for t in range(12):
+        replay.append(torch.randn(4, generator=g), torch.rand(2, generator=g) * 2 - 1, torch.randn(1, generator=g),
+                      torch.randn(4, generator=g), float(t % 5 == 4))
+    sac = SAC(batch_size=6)
+
+    def update(target_entropy):
+        random.seed(0)
+        torch.manual_seed(3)
+        stats = sac.update(replay, policy, qf, qt, log_alpha, target_entropy, pol_opt, feat_opt, q_opt, alpha_opt,
+                           update_target=True)
+        return ([p.detach().clone() for p in [*policy.parameters(), *qf.parameters(), *qt.parameters()]],
+                log_alpha.detach().clone(), torch.tensor([stats[k] for k in sorted(stats)]))
+    return cfg, update, {"target_entropy": torch.tensor(-2.0)}
+
+
+def _higher_maml_train():
+    """higher's differentiable inner loop as its README meta-trains: a 2-16-1 regressor, SGD with
+    momentum as the inner optimizer, `innerloop_ctx` (copy_initial_weights=False), 3 inner steps
+    on a support batch of 5 through `diffopt.step`, the query loss backpropagated through the
+    unrolled steps to the initial weights, Adam meta step; in a user function."""
+    import torch
+    import higher
+
+    torch.manual_seed(0)
+    cfg = dict(mlp=(2, 16, 1), inner=dict(opt="SGD", lr=0.1, momentum=0.9, steps=3), meta_lr=1e-3, shots=5)
+    net = torch.nn.Sequential(torch.nn.Linear(2, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+    meta_opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    inner = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+
+    def step(xs, ys, xq, yq):
+        meta_opt.zero_grad()
+        with higher.innerloop_ctx(net, inner, copy_initial_weights=False) as (fnet, diffopt):
+            for _ in range(3):
+                diffopt.step(torch.nn.functional.mse_loss(fnet(xs), ys))
+            qloss = torch.nn.functional.mse_loss(fnet(xq), yq)
+            qloss.backward()
+        meta_opt.step()
+        return qloss.detach(), [p.detach().clone() for p in net.parameters()]
+    g = torch.Generator().manual_seed(1)
+    return cfg, step, {"xs": torch.randn(5, 2, generator=g), "ys": torch.randn(5, 1, generator=g),
+                       "xq": torch.randn(5, 2, generator=g), "yq": torch.randn(5, 1, generator=g)}
+
+
+def _higher_hypergrad():
+    """higher's differentiable optimizers for a hypergradient, as its docs tune a learning rate:
+    a 2-8-1 regressor, `get_trainable_opt_params` of an Adam turned into a learnable lr
+    `override`, 2 unrolled steps each with `DifferentiableAdam` (amsgrad, the learnable lr),
+    `DifferentiableAdadelta`, `DifferentiableAdamax`, `DifferentiableASGD` and `DifferentiableRprop`
+    (`innerloop_ctx`), the validation loss, and its gradient with respect to Adam's lr
+    (`torch.autograd.grad`); in a user function. (Adagrad and RMSprop were left out: their masked
+    accumulators' `register_hook` makes Dynamo recurse until RecursionError.)"""
+    import torch
+    import higher
+    from higher.optim import get_trainable_opt_params
+
+    torch.manual_seed(0)
+    cfg = dict(mlp=(2, 8, 1), steps=2, optims=("Adam amsgrad", "Adadelta", "Adamax", "ASGD", "Rprop"))
+    net = torch.nn.Sequential(torch.nn.Linear(2, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    opts = [torch.optim.Adam(net.parameters(), lr=1e-2, amsgrad=True), torch.optim.Adadelta(net.parameters(), lr=0.5),
+            torch.optim.Adamax(net.parameters(), lr=1e-2), torch.optim.ASGD(net.parameters(), lr=1e-2),
+            torch.optim.Rprop(net.parameters(), lr=1e-2)]
+    override = get_trainable_opt_params(opts[0])
+
+    def hyper(x, y, xv, yv):
+        out = []
+        for i, opt in enumerate(opts):
+            ov = override if i == 0 else None
+            with higher.innerloop_ctx(net, opt, override=ov) as (fnet, diffopt):
+                for _ in range(2):
+                    diffopt.step(torch.nn.functional.mse_loss(fnet(x), y))
+                vloss = torch.nn.functional.mse_loss(fnet(xv), yv)
+                if ov is not None:
+                    out += [g.detach() for g in torch.autograd.grad(vloss, ov["lr"])]
+                out += [vloss.detach(), next(fnet.parameters()).detach()]
+        return out
+    g = torch.Generator().manual_seed(1)
+    return cfg, hyper, {"x": torch.randn(6, 2, generator=g), "y": torch.randn(6, 1, generator=g),
+                        "xv": torch.randn(6, 2, generator=g), "yv": torch.randn(6, 1, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -6504,6 +6913,12 @@ _PYCOX = ["pycox/models", "torchtuples/practical.py"]
 _TORCHHD = ["torchhd/" + f for f in ("functional.py", "tensors", "embeddings.py", "models.py", "memory.py", "types.py")]
 _PK = ["pytorch_kinematics/chain.py", "pytorch_kinematics/frame.py", "pytorch_kinematics/ik.py",
        "pytorch_kinematics/jacobian.py", "pytorch_kinematics/transforms"]
+_TORCHIMIZE = ["torchimize/functions"]
+_TORCHLIE = ["torchlie"]
+_POSTERIORS = ["posteriors"]
+_CHERRY = ["cherry/" + f for f in ("td.py", "pg.py", "_torch.py", "_utils.py", "debug.py", "algorithms",
+                                   "distributions.py", "experience_replay.py", "nn")]
+_HIGHER = ["higher"]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
                                           "nn/common.py", "nn/probabilistic.py", "nn/sequence.py", "nn/utils.py",
                                           "nn/distributions")]
@@ -7207,4 +7622,35 @@ ENTRIES = {e.name: e for e in [
     Entry("pk-ik-solve", "pytorch_kinematics", "pytorch-kinematics==0.10.0",
           "PseudoInverseIK (3 retries, 6 iterations, joint limits) toward 2 goal poses; Transform3d composition",
           _pk_ik_solve, _PK, scope="module"),
+    # round 30
+    Entry("torchimize-single-fit", "torchimize", "torchimize==0.0.16",
+          "a damped cosine fit by lsq_lma (Levenberg, Marquardt, analytic Jacobian), lsq_gna, gradient_descent",
+          _torchimize_single_fit, _TORCHIMIZE, grad=True, scope="module"),
+    Entry("torchimize-parallel-fit", "torchimize", "torchimize==0.0.16",
+          "4 damped cosines fit at once by lsq_lma_parallel (Levenberg, Marquardt), lsq_gna_parallel, gradient descent",
+          _torchimize_parallel_fit, _TORCHIMIZE, scope="module"),
+    Entry("torchlie-group-ops", "torchlie", "torchlie==0.1.0",
+          "SO3 and SE3 exp, log, adj, inv, compose, transform, hat/vee, left_act; a log-exp round trip with checks",
+          _torchlie_group_ops, _TORCHLIE, scope="module"),
+    Entry("torchlie-pose-train", "torchlie", "torchlie==0.1.0",
+          "learnable SE3 tangents: transformed points, relative-pose and rotation logs, Adam: a training step",
+          _torchlie_pose_train, _TORCHLIE, grad=True, training=True, scope="module"),
+    Entry("posteriors-sgmcmc-train", "posteriors", "posteriors==0.1.3",
+          "SGHMC, SGLD, BAOA and SGNHT steps on an MLP posterior; cg on a Hessian-vector system; L_from_flat",
+          _posteriors_sgmcmc_train, _POSTERIORS, grad=True, training=True, scope="module"),
+    Entry("posteriors-laplace-ekf", "posteriors", "posteriors==0.1.3",
+          "diagonal and dense Fisher and dense GGN Laplace, diagonal and dense Fisher EKF updates, samples",
+          _posteriors_laplace_ekf, _POSTERIORS, grad=True, scope="module"),
+    Entry("cherry-pg-train", "cherry", "cherry-rl==0.2.0",
+          "discount, GAE, normalize, TD; PPO and A2C losses, Adam; TRPO Hessian-vector product and CG: a step",
+          _cherry_pg_train, _CHERRY, grad=True, training=True, scope="module"),
+    Entry("cherry-sac-update", "cherry", "cherry-rl==0.2.0",
+          "SAC.update from a 12-transition ExperienceReplay: entropy, twin Q, TanhNormal policy and target updates",
+          _cherry_sac_update, _CHERRY, grad=True, training=True, scope="module"),
+    Entry("higher-maml-train", "higher", "higher==0.2.1",
+          "innerloop_ctx with SGD momentum: 3 differentiable inner steps, query loss backward, Adam meta step",
+          _higher_maml_train, _HIGHER, grad=True, training=True, scope="module"),
+    Entry("higher-hypergrad", "higher", "higher==0.2.1",
+          "DifferentiableAdam (amsgrad) with a learnable lr, Adadelta, Adamax, ASGD, Rprop: 2 steps each, hypergradient",
+          _higher_hypergrad, _HIGHER, grad=True, scope="module"),
 ]}
