@@ -77,6 +77,14 @@ CASES = {
     "one-hot-tensor-classes": ("y = x.sum() + torch.nn.functional.one_hot(r, n + 1).sum()",
                                [("GM401", 1)], 2),
     "arange-item": ("y = x.sum() + torch.arange(int(x.sum().item()))", [("GM401", 1)], 2),
+    # a size from a tensor built of Python numbers: Dynamo knows its value
+    "arange-built-tensor": ("y = x + torch.arange(torch.tensor(k) * 2).sum()", [], 1),
+    # --- aten.linalg_lstsq is tagged dynamic_output_shape (torchimize's solvers, realcode round 30)
+    "lstsq": ("y = x.sum() + torch.linalg.lstsq(x[0], x[0, :, :1], rcond=None, driver=None)[0].sum()",
+              [("GM402", 1)], 2),
+    "lstsq-solution": ("y = x.sum() + torch.linalg.lstsq(x[0].double(), x[0, :, :1].double()).solution.sum()",
+                       [("GM402", 1)], 2),
+    "pinv-instead": ("y = x + (torch.linalg.pinv(x[0]) @ x[0, :, :1]).sum()", [], 1),
     # --- boolean masks: an assignment is an index_put Dynamo traces; a read is dynamic
     "mask-store": ("y = x.clone()\ny[x > 10] = 0.0", [], 1),
     "mask-store-tensor-value": ("y = x.clone()\ny[x > 10] = t", [], 1),

@@ -1294,6 +1294,11 @@ class FunctionWalker:
                              values=[(data, True)] if data is not None else None)
             elif name == "where" and q.count(".") == 1 and len(c.args) == 1 and not c.keywords:
                 self.add("GM402", c, detail="one-argument `torch.where()`")
+            elif q == "torch.linalg.lstsq":
+                # aten.linalg_lstsq is tagged dynamic_output_shape (its residuals' and rank's
+                # shapes depend on the data): "Dynamic shape operator", GB0036, whatever the
+                # driver or dtype (measured on torch 2.13; torchimize's solvers, realcode round 30)
+                self.add("GM402", c, detail="`torch.linalg.lstsq()`")  # rules/unmendable.LSTSQ
         else:
             target = None
             if q and self.symbols.module and q.startswith(self.symbols.module + "."):

@@ -91,6 +91,13 @@ PAD_WHY = ("a value read from a tensor sizes a tensor ({what}): the result's sha
            "with an internal error on torch 2.13)")
 
 
+LSTSQ = "`torch.linalg.lstsq()`"
+LSTSQ_WHY = ("`torch.linalg.lstsq` also returns residuals, a rank and singular values whose shapes depend "
+             "on the data, so Dynamo cannot trace it, whichever output is used; `torch.linalg.pinv(A) @ b` "
+             "(or `torch.linalg.solve` of the normal equations, for a full-rank A) traces into the graph, "
+             "but its result differs from lstsq's in the last bits and its cutoff is not rcond's: a "
+             "change to make by hand, not a rewrite that keeps the meaning")
+
 SCALAR_ARG = "(a Python number there)"
 SCALAR_ARG_WHY = ("the operator takes its multiplier as a Python number, so Dynamo reads the tensor's value "
                   "({what}); writing the product out (`a + alpha * b`) keeps it in the graph but is not the "
@@ -105,6 +112,8 @@ def judge(site: Site, ctx, env) -> Verdict:
         return Verdict.decline(why.format(what=site.detail))
     if site.code == "GM401" and SCALAR_ARG in (site.detail or ""):
         return Verdict.decline(SCALAR_ARG_WHY.format(what=site.detail.replace(" " + SCALAR_ARG, "")))
+    if site.code == "GM402" and site.detail == LSTSQ:
+        return Verdict.decline(LSTSQ_WHY)
     if site.code == "GM402":
         why = row_loop(site)
         if why is not None:
@@ -194,6 +203,9 @@ EXAMPLES = [
             "    prev = 0\n    for i in range(idxs.shape[0]):\n        row, col = idxs[i]\n"
             "        mask[prev + 1: col + 1, prev + 1: col + 1] = True\n        prev = col\n"
             "    return mask\n", ["GM402", "GM401"], None),
+    Example("declined: `torch.linalg.lstsq` (its residuals' and rank's shapes depend on the data; torchimize's solvers)",
+            "import torch\n\n@torch.compile\ndef f(H: torch.Tensor, g: torch.Tensor):\n"
+            "    h = -torch.linalg.lstsq(H, g, rcond=None, driver=None)[0]\n    return h * 2\n", ["GM402"], None),
     Example("time.time() in compiled code", "import time\nimport torch\n\n@torch.compile\ndef f(x):\n"
             "    t0 = time.time()\n    return x + t0\n", ["GM403"], None),
     Example("`requires_grad` set on a tensor the graph computed (reversible layers' recomputation)",
