@@ -226,6 +226,7 @@ class FunctionWalker:
         # have for the later one to run): `self.training and p > 0 and random() < p`
         self._short_circuit: dict[int, list[tuple[ast.expr, bool]]] = {}
         self._short_circuit_seen: set[int] = set()
+        self._arms: dict[int, list[tuple[ast.expr, bool]]] = {}  # the tests of the IfExps a node is an arm of
         self.facts = PathFacts()  # tensor on some paths only, empty on some paths (path_facts.py)
 
     def run(self) -> list[Site]:
@@ -248,10 +249,12 @@ class FunctionWalker:
             return
         self._seen.add(key)
         short = self._short_circuit.get(id(node), [])
-        conjuncts = self.path + short + [(t, True) for t in kw.get("static_test", ())]
+        arms = self._arms.get(id(node), [])
+        conjuncts = self.path + short + arms + [(t, True) for t in kw.get("static_test", ())]
         values = kw.pop("values", None) or []
         values = values + [(e, pol) for e, pol in short + [(t, True) for t in kw.get("static_test", ())]
                            if numeric_comparison(e) and self.env.kind(e) < Kind.DATA]
+        values += [(e, pol) for e, pol in arms if _grad_flag(e) and self.env.kind(e) < Kind.DATA]
         either = self.tensor_or_number(kw.get("test") if kw.get("test") is not None else node)
         if either is not None:
             values.append((either, True))
@@ -922,6 +925,17 @@ class FunctionWalker:
                     before = [(w, holds) for w in b.values[:i]]
                     for n in ast.walk(v):
                         self._short_circuit[id(n)] = self._short_circuit.get(id(n), []) + before
+            elif isinstance(b, ast.IfExp) and id(b) not in self._short_circuit_seen:
+                # an arm runs only where the test is true (false): a break in it is conditional
+                # as one in an operand of `and` is (higher's `p if p.requires_grad else
+                # torch.tensor([], requires_grad=True)` for frozen parameters, realcode round 30)
+                # Only what a condition names (a dtype, self.training, a config attribute) and a
+                # `requires_grad` test count: `int(i.max()) + 1 if i.numel() > 0 else 0` guards an
+                # empty input, and is no condition a user wants a real break demoted for.
+                self._short_circuit_seen.add(id(b))
+                for arm, holds in ((b.body, True), (b.orelse, False)):
+                    for n in ast.walk(arm):
+                        self._arms[id(n)] = self._arms.get(id(n), []) + [(b.test, holds)]
         if self._numpy_names or self._numpy_nodes or imports(self.symbols, "numpy"):
             for node in nodes:
                 # over a name bound to an array, or over a numpy call (`for d in np.arange(t.dim())`)
@@ -2178,6 +2192,14 @@ def _element_is_scalar_or_mask(e: ast.expr) -> ast.BoolOp:
     is_bool = ast.Compare(ast.Attribute(e, "dtype", ast.Load()), [ast.Eq()],
                           [ast.Attribute(ast.Name("torch", ast.Load()), "bool", ast.Load())])
     return ast.BoolOp(ast.Or(), [_dim_is_one(e), is_bool])
+
+
+def _grad_flag(e: ast.expr) -> bool:
+    """`p.requires_grad`, `not p.requires_grad`: whether a tensor takes part in autograd, a
+    test a user reads as the condition of a break on one side of it (frozen parameters)."""
+    while isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        e = e.operand
+    return isinstance(e, ast.Attribute) and e.attr == "requires_grad"
 
 
 def _owner(e: ast.expr, methods: tuple, attrs: tuple) -> Optional[ast.expr]:
