@@ -84,6 +84,11 @@ PURE_BUILTINS = frozenset({"tuple", "list", "dict", "set", "frozenset", "sorted"
                            "pow", "format", "ord", "chr", "hash"})
 TORCH_MODULES = ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft")
 # torch functions whose result is not a tensor (known at trace time).
+# torch functions that return whatever object they read (mambapy's `state_dict =
+# load_state_dict_hf(name)`, a nested function returning `torch.load(...)`, then `for key in
+# state_dict: if key == ...`)
+TORCH_OBJECT_FUNCS = frozenset({"torch.load", "torch.serialization.load", "torch.hub.load",
+                                "torch.hub.load_state_dict_from_url", "torch.jit.load"})
 TORCH_STATIC_FUNCS = frozenset({
     "is_tensor", "is_floating_point", "is_complex", "is_storage", "finfo", "iinfo", "Size", "device",
     "dtype", "get_default_dtype", "is_grad_enabled", "is_inference_mode_enabled",
@@ -466,6 +471,7 @@ class Env:
         self._bases_tensors: Optional[frozenset] = None
         self._backends: Optional[frozenset] = None
         self._instances: Optional[dict[str, list[ClassInfo]]] = None  # local_instances, when asked
+        self._nested: Optional[dict[str, bool]] = None  # _nested_returns_tensor, when asked
         self.self_kinds: dict[str, Kind] = {}  # self.<attr> assigned a tensor earlier in this function
         self.tuple_items: set[str] = set()  # names unpacked from a call's tuple (see bind)
         # `state['k']` (of a local, a parameter or an attribute of self, a constant key) assigned a
@@ -484,6 +490,9 @@ class Env:
         kinds, containers, either, self.unknown_params, records = _header(symbols, fi, node, self.evidence)
         self.kinds: dict[str, Kind] = dict(kinds)
         self.locals: set[str] = set(kinds)
+        if ".<locals>." in fi.qualname:  # what the enclosing function's tensors are, read freely
+            for name, k in closure_tensors(fi, symbols).items():
+                self.kinds.setdefault(name, k)
         # parameters annotated as containers of tensors, still bound to the argument: name ->
         # "mapping" (`params: Dict[str, Tensor]`: params["order"] is a tensor) or "sequence"
         self.containers: dict[str, str] = dict(containers)
@@ -837,6 +846,26 @@ class Env:
                 return _annotated_tensor(fi.node)
         return False
 
+    def _nested_returns_tensor(self, name: str) -> bool:
+        """`name` is a function defined in this one, bound to nothing else here, and every
+        `return` of it gives a tensor, the enclosing function's tensors it reads included
+        (closure_tensors: posteriors' `while cond_fun(value):`, realcode round 30)."""
+        if self._nested is None:
+            self._nested = {}
+        if name not in self._nested:
+            node = self.fi.node
+            bound = sum(1 for st in _statements(node.body) for t in statement_targets(st) for x in fast_walk(t)
+                        if isinstance(x, ast.Name) and x.id == name)
+            got = False
+            nested = functions_by_qualname(self.symbols).get(f"{self.fi.qualname}.<locals>.{name}")
+            if nested is not None and not bound and sum(
+                    1 for st in _statements(node.body)
+                    if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and st.name == name) == 1:
+                kinds = _guarded((id(self.symbols), nested.qualname), lambda: _return_kinds(nested, self.symbols), ())
+                got = bool(kinds) and all(k is Kind.TENSOR for k in kinds)
+            self._nested[name] = got
+        return self._nested[name]
+
     def _calls_a_tensor_callable(self, name: str) -> bool:
         """`name` is a parameter of this function, or of an enclosing one (a closure), annotated
         as a callable that returns a tensor (ignite's `loss_fn: Callable[[Any, Any], torch.Tensor]
@@ -953,6 +982,8 @@ class Env:
                 # what it gives holds tensors, not static values
                 return Kind.UNKNOWN if q.startswith("torch.utils._foreach_utils.") else Kind.STATIC
             if tf is not None:
+                if q in TORCH_OBJECT_FUNCS:
+                    return Kind.UNKNOWN  # whatever was saved: a state dict, a model, a tensor
                 if tf in TORCH_DATA_BOOL:
                     return Kind.DATA  # a Python bool read from tensor values (Dynamo breaks at the call)
                 if tf in TORCH_STATIC_FUNCS:
@@ -1012,6 +1043,8 @@ class Env:
                         for m in self.symbols.star_imports):
                 return Kind.TENSOR
         if isinstance(func, ast.Name) and self._calls_a_tensor_callable(func.id):
+            return Kind.TENSOR
+        if isinstance(func, ast.Name) and func.id in self.fi.nested and self._nested_returns_tensor(func.id):
             return Kind.TENSOR
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
                 and self.cls is not None and (self._method_annotated_tensor(func.attr)
@@ -1368,11 +1401,12 @@ def _plain_method(node: ast.AST) -> bool:
 
 
 def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,
-                  elements: Optional[list] = None, stores: Optional[dict] = None) -> Optional[tuple]:
+                  elements: Optional[list] = None, stores: Optional[dict] = None,
+                  final: Optional[dict] = None) -> Optional[tuple]:
     """`elements`: receives, per return, the kinds of the items of the tuple display it returns
     (None for a return of anything else). `stores`: receives, per attribute of `self` the body
     stores, the kinds stored, in order; the answer is then None when the body was not evaluated
-    to its end."""
+    to its end. `final`: receives the kinds of the locals where the evaluation stopped."""
     node = fi.node
     if (node.decorator_list and not decorated and not _plain_method(node)) or isinstance(node, ast.AsyncFunctionDef):
         return None if stores is not None else ()
@@ -1428,9 +1462,50 @@ def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,
     for n in fast_walk(node):
         if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
             return unknown
-    if not block(node.body):
-        return unknown
+    try:
+        if not block(node.body):
+            return unknown
+    finally:
+        if final is not None:
+            final.update(env.kinds)
     return tuple(kinds)
+
+
+def closure_tensors(fi: FunctionInfo, sym: Symbols) -> dict[str, Kind]:
+    """The names a nested function reads from the function it is defined in that hold tensors
+    there: a parameter of the enclosing function it never rebinds, annotated or used as a tensor,
+    or a local it binds once, by a plain assignment, to a tensor (posteriors' `cg`: `atol2 =
+    torch.maximum(...)`, then `def cond_fun(value): ... return (rs > atol2) & (k < maxiter)`,
+    realcode round 30). Names the nested function binds itself, or declares nonlocal or global,
+    are not. Cached per enclosing function and file version."""
+    if ".<locals>." not in fi.qualname:
+        return {}
+    outer = functions_by_qualname(sym).get(fi.qualname.rsplit(".<locals>.", 1)[0])
+    if outer is None:
+        return {}
+    cache = sym.__dict__.setdefault("closure_cache", {})
+    node = outer.node  # read through the property: `tracking()` sees the enclosing body read
+    held = cache.get(outer.qualname)
+    if held is None or held[0] is not node:
+        final: dict[str, Kind] = {}
+        _guarded((id(sym), "closure", outer.qualname), lambda: _return_kinds(outer, sym, decorated=True, final=final), ())
+        once = set(single_assignments(node))
+        args = node.args
+        params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+        rebound = {x.id for st in _statements(node.body) for t in statement_targets(st) for x in fast_walk(t)
+                   if isinstance(x, ast.Name)}
+        tensors = {k for k, v in final.items() if v is Kind.TENSOR and (k in once or (k in params and k not in rebound))}
+        cache[outer.qualname] = held = (node, frozenset(tensors))
+    inner = fi.node
+    own = {a.arg for a in fast_walk(inner.args) if isinstance(a, ast.arg)}
+    for n in fast_walk(inner):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            own.add(n.id)
+        elif isinstance(n, (ast.Nonlocal, ast.Global)):
+            own.update(n.names)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not inner:
+            own.add(n.name)
+    return {k: Kind.TENSOR for k in held[1] if k not in own}
 
 
 _SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit", "vsplit",

@@ -232,6 +232,8 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
     sym.__dict__.pop("property_names", None)
     sym.__dict__.pop("_method_names", None)
     sym.__dict__.pop("_backend_factory", None)
+    sym.__dict__.pop("functions_by_qualname", None)  # dataflow.functions_by_qualname: the new FunctionInfos
+    sym.__dict__.pop("closure_cache", None)  # dataflow.closure_tensors: from the new bodies
     new_fis = new_part.all_functions
     all_functions = list(old_sym.all_functions)
     all_functions[at:at + len(old_fis)] = new_fis
