@@ -3,7 +3,9 @@ posteriors' `cg` binds `atol2 = torch.maximum(...)`, defines `cond_fun(value)` r
 `(rs > atol2) & (k < maxiter)`, then loops `while cond_fun(value):` (GB0170, realcode round 30).
 A name the enclosing function binds twice, or the nested function binds itself, says nothing; and
 what `torch.load` returns is whatever was saved (mambapy's state dict's keys compared with
-strings, diffusers' checkpoint `global_step`), not a tensor. Checked statically and run under
+strings, diffusers' checkpoint `global_step`), not a tensor. A nested function whose return may
+be a Python bool (`t.numel() == 0 or (... and t[0] == 0)`, linear_operator) says nothing of the
+call. Checked statically and run under
 Dynamo (its graph-break log)."""
 
 from __future__ import annotations
@@ -56,6 +58,12 @@ def run(case: str, x: torch.Tensor, path: str):
                 return v.clamp(max=bound)
             return v
         return clip(x) + bound
+    if case == "mixed-return":
+        def is_empty(t):
+            return t.numel() == 0 or (t.numel() == 1 and t[0] == 0)
+        if is_empty(x):
+            return x * 4
+        return x
     if case == "loaded-dict":
         state = torch.load(path)  # reported
         if state["step"] > 2:
@@ -64,7 +72,7 @@ def run(case: str, x: torch.Tensor, path: str):
     return x
 '''
 
-CASES = ["nested-return", "free-variable", "rebound-outside", "rebound-inside", "loaded-dict"]
+CASES = ["nested-return", "free-variable", "rebound-outside", "rebound-inside", "mixed-return", "loaded-dict"]
 
 
 @pytest.fixture(scope="module")

@@ -862,7 +862,12 @@ class Env:
                     1 for st in _statements(node.body)
                     if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and st.name == name) == 1:
                 kinds = _guarded((id(self.symbols), nested.qualname), lambda: _return_kinds(nested, self.symbols), ())
-                got = bool(kinds) and all(k is Kind.TENSOR for k in kinds)
+                # not where a return may give a Python bool instead (linear_operator's `return
+                # t.numel() == 0 or (t.numel() == 1 and t[0] == 0)`: a tensor only when t has one
+                # element, a condition the call's site cannot name)
+                got = bool(kinds) and all(k is Kind.TENSOR for k in kinds) and not any(
+                    isinstance(st.value, (ast.BoolOp, ast.IfExp)) for st in _statements(nested.node.body)
+                    if isinstance(st, ast.Return))
             self._nested[name] = got
         return self._nested[name]
 
