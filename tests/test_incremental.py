@@ -379,3 +379,44 @@ def test_an_edit_of_a_guard_around_a_stored_parameter_walks_the_class_again(tmp_
     assert c1.rewalked is not None
     assert view(c1) == view(check(new, path, 1, settings, ws, {}))
     assert c1.findings == []
+
+
+HELPERS = '''import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flag = (torch.ones(3) > 0).any()
+
+    def helper(self):
+        return torch.ones(2)
+
+    def forward(self, x):
+        if self.flag:
+            x = x * 2
+        if self.helper().sum() > 0:
+            x = x + 1
+        return x
+'''
+
+
+@pytest.mark.parametrize("old,new,left", [
+    ("        self.flag = (torch.ones(3) > 0).any()\n", "        self.flag = True\n", [("GM201", 16)]),
+    ("        return torch.ones(2)\n", "        return [1]\n", [("GM201", 14)])])
+def test_an_edit_of_init_or_a_helper_method_drops_what_was_known_of_it(old, new, left, tmp_path):
+    """`if self.flag:` is a branch on a tensor because `__init__` leaves one there
+    (init_holds_tensor), `self.helper().sum() > 0` because the method returns one
+    (method_returns_tensor); both answers are cached per file version. An edit of `__init__` or
+    of the helper alone must not keep the old answer: the incremental check gives what a full
+    check gives (it kept both squiggles before)."""
+    path = _module(HELPERS, tmp_path)
+    ws, settings = Workspace(), Settings()
+    c0 = check(HELPERS, path, 0, settings, ws, {})
+    assert [(f.code, f.span.start.line) for f in c0.findings] == [("GM201", 14), ("GM201", 16)]
+    text = HELPERS.replace(old, new)
+    c1 = check(text, path, 1, settings, ws, {}, c0)
+    assert c1.rewalked is not None
+    assert view(c1) == view(check(text, path, 1, settings, ws, {}))
+    assert [(f.code, f.span.start.line) for f in c1.findings] == left

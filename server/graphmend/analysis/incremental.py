@@ -234,6 +234,13 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
     sym.__dict__.pop("_backend_factory", None)
     sym.__dict__.pop("functions_by_qualname", None)  # dataflow.functions_by_qualname: the new FunctionInfos
     sym.__dict__.pop("closure_cache", None)  # dataflow.closure_tensors: from the new bodies
+    # what `__init__` leaves in attributes and what methods return (dataflow.init_holds_tensor,
+    # method_returns_tensor), which masks functions return (detect), whether a class of the file
+    # has a `backward` and which classes are records: from the new bodies (an edit of `__init__`
+    # or of a helper method kept the old answers, and the squiggles they made, until a full check)
+    for key in ("init_attrs_cache", "method_returns_cache", "returned_masks_cache", "_own_backward",
+                "_record_types"):
+        sym.__dict__.pop(key, None)
     new_fis = new_part.all_functions
     all_functions = list(old_sym.all_functions)
     all_functions[at:at + len(old_fis)] = new_fis
