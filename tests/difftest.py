@@ -167,10 +167,13 @@ def case_span(source: str, case: str, until: tuple = ("if case ==",)) -> tuple[r
 
 
 def function_span(source: str, name: str) -> tuple[range, list[int]]:
-    """The lines of the top-level `def <name>(` up to the next one, and those marked `# reported`."""
+    """The lines of `def <name>(` (top-level, or a method) up to the next `def` as far indented or
+    less, and those marked `# reported`."""
     lines = source.splitlines()
-    start = next(i for i, s in enumerate(lines, 1) if s.startswith(f"def {name}("))
-    end = next((i for i, s in enumerate(lines[start:], start + 1) if s.startswith("def ")), len(lines) + 1)
+    start = next(i for i, s in enumerate(lines, 1) if s.lstrip().startswith(f"def {name}("))
+    indent = len(lines[start - 1]) - len(lines[start - 1].lstrip())
+    end = next((i for i, s in enumerate(lines[start:], start + 1)
+                if s[:indent].strip() == "" and s[indent:].startswith("def ")), len(lines) + 1)
     return range(start, end), _reported(lines, range(start, end))
 
 
@@ -178,7 +181,12 @@ def function_span(source: str, name: str) -> tuple[range, list[int]]:
 def assert_case_breaks(source: str, case: str, findings, until: tuple, *broke: set) -> None:
     """The `if case == "<case>":` block's findings are on the lines marked `# reported`, and so
     are the lines Dynamo broke on in each run (`broke`: each run's graph-break-log lines)."""
-    block, reported = case_span(source, case, until)
-    assert sorted({f.span.start.line for f in findings if f.span.start.line in block}) == reported, (case, findings)
+    assert_span_breaks(*case_span(source, case, until), findings, *broke)
+
+
+def assert_span_breaks(block: range, reported: list[int], findings, *broke: set) -> None:
+    """The findings on the lines of `block` are on the `reported` lines, and so are the lines
+    Dynamo broke on in each run (`broke`: each run's graph-break-log lines)."""
+    assert sorted({f.span.start.line for f in findings if f.span.start.line in block}) == reported, (block, findings)
     for lines in broke:
-        assert sorted(n for n in lines if n in block) == reported, (case, lines)
+        assert sorted(n for n in lines if n in block) == reported, (block, lines)

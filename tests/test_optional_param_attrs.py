@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
+from difftest import assert_span_breaks, function_span, load_module
 from graphmend.analysis import analyze_source
 from graphmend.config import Settings
 from test_callers import logged_break_lines
@@ -70,8 +70,8 @@ def run(case: str, x: torch.Tensor):
 '''
 
 CASES = ["guarded-store", "store-after-raise", "union-with-float", "none-default"]
-METHOD = {"guarded-store": "def points", "store-after-raise": "def cells", "union-with-float": "def scaled",
-          "none-default": "def biased"}
+METHOD = {"guarded-store": "points", "store-after-raise": "cells", "union-with-float": "scaled",
+          "none-default": "biased"}
 
 
 @pytest.fixture(scope="module")
@@ -79,18 +79,8 @@ def findings():
     return analyze_source(SOURCE, "optional_param_attrs.py", Settings(scope="module")).findings
 
 
-def _method_lines(name: str) -> set[int]:
-    lines = SOURCE.splitlines()
-    start = next(i for i, line in enumerate(lines, 1) if line.strip().startswith(name + "("))
-    end = next(i for i in range(start + 1, len(lines) + 1) if not lines[i - 1].startswith("        "))
-    return set(range(start, end))
-
-
 @pytest.mark.parametrize("case", CASES)
 def test_attributes_stored_from_parameters(case, findings, tmp_path):
     mod = load_module(SOURCE, tmp_path, "optional_param_attrs")
     broke = logged_break_lines(mod.run, case, torch.randn(2, 3), path=mod.__file__)
-    block = _method_lines(METHOD[case])
-    reported = sorted(i for i, line in enumerate(SOURCE.splitlines(), 1) if i in block and "# reported" in line)
-    assert sorted({f.span.start.line for f in findings if f.span.start.line in block}) == reported, findings
-    assert sorted(n for n in broke if n in block) == reported, broke
+    assert_span_breaks(*function_span(SOURCE, METHOD[case]), findings, broke)

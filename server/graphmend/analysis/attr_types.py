@@ -139,37 +139,35 @@ def _is_none(e: ast.expr) -> bool:
     return isinstance(e, ast.Constant) and e.value is None
 
 
+def _head(ann: ast.expr) -> str:
+    """`Optional` of `Optional[T]` / `typing.Optional[T]`, `Union` of a Union: a subscripted
+    annotation's name, else ""."""
+    if isinstance(ann, ast.Subscript):
+        v = ann.value
+        return v.id if isinstance(v, ast.Name) else v.attr if isinstance(v, ast.Attribute) else ""
+    return ""
+
+
 def _admits_none(ann: ast.expr) -> bool:
     """The annotation admits None: `Optional[T]`, `Union[T, None]`, `T | None`, `None`, or
     such a text in a string annotation."""
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         text = ann.value.replace(" ", "")
         return "Optional[" in text or "None" in text
-    if _is_none(ann):
+    if _is_none(ann) or _head(ann) == "Optional":
         return True
     if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
         return _admits_none(ann.left) or _admits_none(ann.right)
-    if isinstance(ann, ast.Subscript) and isinstance(ann.value, (ast.Name, ast.Attribute)):
-        head = ann.value.id if isinstance(ann.value, ast.Name) else ann.value.attr
-        if head == "Optional":
-            return True
-        if head == "Union":
-            items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-            return any(_admits_none(x) for x in items)
+    if _head(ann) == "Union":
+        return any(_admits_none(x) for x in (ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]))
     return False
 
 
 def one_type(ann: ast.expr) -> bool:
-    """The annotation names one type that is not None: not a Union, an Optional or an `X | Y`
-    (kornia's `Union[torch.Tensor, Tuple[float, float]]`), in a string or not."""
-    if isinstance(ann, ast.Constant):
-        return isinstance(ann.value, str) and not any(w in ann.value for w in ("Union", "Optional", "|", "None"))
-    if isinstance(ann, ast.BinOp):
-        return False
-    if isinstance(ann, ast.Subscript) and isinstance(ann.value, (ast.Name, ast.Attribute)):
-        head = ann.value.id if isinstance(ann.value, ast.Name) else ann.value.attr
-        return head not in ("Union", "Optional")
-    return True
+    """The annotation, in a string or not, names one type: no Union, Optional or `X | Y` in it
+    (kornia's `Union[torch.Tensor, Tuple[float, float]]`, `T | None`)."""
+    text = ann.value if isinstance(ann, ast.Constant) and isinstance(ann.value, str) else ast.unparse(ann)
+    return not ("Union" in text or "Optional" in text or "|" in text)
 
 
 def without_none(ann: ast.expr) -> ast.expr:
@@ -181,14 +179,12 @@ def without_none(ann: ast.expr) -> ast.expr:
         if _is_none(ann.left):
             return without_none(ann.right)
         return ann
-    if isinstance(ann, ast.Subscript) and isinstance(ann.value, (ast.Name, ast.Attribute)):
-        head = ann.value.id if isinstance(ann.value, ast.Name) else ann.value.attr
-        if head == "Optional":
-            return ann.slice
-        if head == "Union" and isinstance(ann.slice, ast.Tuple):
-            rest = [x for x in ann.slice.elts if not _is_none(x)]
-            if len(rest) == 1:
-                return rest[0]
+    if _head(ann) == "Optional":
+        return ann.slice
+    if _head(ann) == "Union" and isinstance(ann.slice, ast.Tuple):
+        rest = [x for x in ann.slice.elts if not _is_none(x)]
+        if len(rest) == 1:
+            return rest[0]
     return ann
 
 

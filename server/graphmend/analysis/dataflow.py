@@ -83,12 +83,12 @@ PURE_BUILTINS = frozenset({"tuple", "list", "dict", "set", "frozenset", "sorted"
                            "round", "sum", "any", "all", "zip", "enumerate", "reversed", "divmod",
                            "pow", "format", "ord", "chr", "hash"})
 TORCH_MODULES = ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft")
-# torch functions whose result is not a tensor (known at trace time).
 # torch functions that return whatever object they read (mambapy's `state_dict =
 # load_state_dict_hf(name)`, a nested function returning `torch.load(...)`, then `for key in
 # state_dict: if key == ...`)
 TORCH_OBJECT_FUNCS = frozenset({"torch.load", "torch.serialization.load", "torch.hub.load",
                                 "torch.hub.load_state_dict_from_url", "torch.jit.load"})
+# torch functions whose result is not a tensor (known at trace time).
 TORCH_STATIC_FUNCS = frozenset({
     "is_tensor", "is_floating_point", "is_complex", "is_storage", "finfo", "iinfo", "Size", "device",
     "dtype", "get_default_dtype", "is_grad_enabled", "is_inference_mode_enabled",
@@ -490,9 +490,8 @@ class Env:
         kinds, containers, either, self.unknown_params, records = _header(symbols, fi, node, self.evidence)
         self.kinds: dict[str, Kind] = dict(kinds)
         self.locals: set[str] = set(kinds)
-        if ".<locals>." in fi.qualname:  # what the enclosing function's tensors are, read freely
-            for name, k in closure_tensors(fi, symbols).items():
-                self.kinds.setdefault(name, k)
+        for name, k in closure_tensors(fi, symbols).items():  # the enclosing function's, read freely
+            self.kinds.setdefault(name, k)
         # parameters annotated as containers of tensors, still bound to the argument: name ->
         # "mapping" (`params: Dict[str, Tensor]`: params["order"] is a tensor) or "sequence"
         self.containers: dict[str, str] = dict(containers)
@@ -853,14 +852,9 @@ class Env:
         if self._nested is None:
             self._nested = {}
         if name not in self._nested:
-            node = self.fi.node
-            bound = sum(1 for st in _statements(node.body) for t in statement_targets(st) for x in fast_walk(t)
-                        if isinstance(x, ast.Name) and x.id == name)
             got = False
             nested = functions_by_qualname(self.symbols).get(f"{self.fi.qualname}.<locals>.{name}")
-            if nested is not None and not bound and sum(
-                    1 for st in _statements(node.body)
-                    if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and st.name == name) == 1:
+            if nested is not None and self.fi.nested.count(name) == 1 and name not in _statement_binds(self.fi.node):
                 kinds = _guarded((id(self.symbols), nested.qualname), lambda: _return_kinds(nested, self.symbols), ())
                 # not where a return may give a Python bool instead (linear_operator's `return
                 # t.numel() == 0 or (t.numel() == 1 and t[0] == 0)`: a tensor only when t has one
@@ -1354,9 +1348,7 @@ def _loose_params(node: ast.AST) -> frozenset:
     out = set()
     for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
         ann = a.annotation
-        text = (ann.value if isinstance(ann, ast.Constant) and isinstance(ann.value, str) else
-                ast.unparse(ann)) if ann is not None else ""
-        if "Union" in text or "Optional" in text or "|" in text \
+        if (ann is not None and not one_type(ann)) \
                 or (a.arg in defaults and not isinstance(defaults[a.arg], ast.Call)):
             out.add(a.arg)
     return frozenset(out)
@@ -1476,6 +1468,13 @@ def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,
     return tuple(kinds)
 
 
+def _statement_binds(node: ast.AST) -> set[str]:
+    """The names the statements of a function bind (assign, augment, loop or `with` into; not
+    its nested definitions' names nor their bodies)."""
+    return {x.id for st in _statements(node.body) for t in statement_targets(st) for x in fast_walk(t)
+            if isinstance(x, ast.Name)}
+
+
 def closure_tensors(fi: FunctionInfo, sym: Symbols) -> dict[str, Kind]:
     """The names a nested function reads from the function it is defined in that hold tensors
     there: a parameter of the enclosing function it never rebinds, annotated or used as a tensor,
@@ -1497,8 +1496,7 @@ def closure_tensors(fi: FunctionInfo, sym: Symbols) -> dict[str, Kind]:
         once = set(single_assignments(node))
         args = node.args
         params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-        rebound = {x.id for st in _statements(node.body) for t in statement_targets(st) for x in fast_walk(t)
-                   if isinstance(x, ast.Name)}
+        rebound = _statement_binds(node)
         tensors = {k for k, v in final.items() if v is Kind.TENSOR and (k in once or (k in params and k not in rebound))}
         cache[outer.qualname] = held = (node, frozenset(tensors))
     inner = fi.node

@@ -26,6 +26,7 @@ from graphmend.findings import Condition
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
                          "fatal", "log", "warning_once", "info_once", "warning_advice"})
 LOGGER_NAMES = frozenset({"logger", "_logger", "log", "LOGGER", "LOG", "_LOGGER", "_log"})
+LSTSQ = "`torch.linalg.lstsq()`"  # GM402's detail; rules/unmendable.py declines it with its reason
 UNTRACEABLE = {
     "time.time": "time.time()", "time.perf_counter": "time.perf_counter()",
     "time.monotonic": "time.monotonic()", "time.sleep": "time.sleep()",
@@ -419,19 +420,25 @@ class FunctionWalker:
             return None
         return e.value, False
 
+    def single_bindings(self) -> dict[str, ast.expr]:
+        """Locals bound once in the function, to their value (symbols.single_assignments), and
+        the names a method reshapes in place (`idx.squeeze_(1)`), computed at the first ask."""
+        if self._single is None:
+            self._single = single_assignments(self.fi.node)
+            self._reshaped = {n.func.value.id for n in fast_walk(self.fi.node)
+                              if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                              and n.func.attr in _INPLACE_RESHAPES and isinstance(n.func.value, ast.Name)}
+        return self._single
+
     def rank_hint(self, e: ast.expr):
         """1 or 2 where the code fixes the rank of the tensor `e`, "tuple" for a tuple of tensors,
         else None: what a name bound once in the function is bound to (not one a method reshapes
         in place, `idx.squeeze_(1)`)."""
         if isinstance(e, ast.Name):
-            if self._single is None:
-                self._single = single_assignments(self.fi.node)
-                self._reshaped = {n.func.value.id for n in fast_walk(self.fi.node)
-                                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                                  and n.func.attr in _INPLACE_RESHAPES and isinstance(n.func.value, ast.Name)}
+            single = self.single_bindings()
             if e.id in self._reshaped:
                 return None
-            value = self._single.get(e.id)
+            value = single.get(e.id)
             if isinstance(value, ast.Call) and (rank := _rank_of(value)) is not None:
                 return rank
             if self._ranks is None:
@@ -1312,7 +1319,7 @@ class FunctionWalker:
                 # aten.linalg_lstsq is tagged dynamic_output_shape (its residuals' and rank's
                 # shapes depend on the data): "Dynamic shape operator", GB0036, whatever the
                 # driver or dtype (measured on torch 2.13; torchimize's solvers, realcode round 30)
-                self.add("GM402", c, detail="`torch.linalg.lstsq()`")  # rules/unmendable.LSTSQ
+                self.add("GM402", c, detail=LSTSQ)
         else:
             target = None
             if q and self.symbols.module and q.startswith(self.symbols.module + "."):
@@ -1614,9 +1621,7 @@ class FunctionWalker:
         if depth > 4:
             return False
         if isinstance(e, ast.Name):
-            if self._single is None:
-                self.rank_hint(e)
-            bound = self._single.get(e.id)
+            bound = self.single_bindings().get(e.id)
             return bound is not None and self.constant_tensor(bound, depth + 1)
         if isinstance(e, ast.BinOp):
             sides = [x for x in (e.left, e.right) if self.env.kind(x) is Kind.TENSOR]

@@ -168,6 +168,23 @@ def _reparse(fn, lines: list[str]):
     return new
 
 
+# What the analysis caches in a Symbols' __dict__ per file version, from the bodies: an
+# incremental edit copies the Symbols, so each is dropped there (kept, an edit of `__init__` or of
+# a helper method kept the old answers, and the squiggles they made, until a full check).
+VERSION_CACHES = (
+    "_field_kinds",  # what named tuples' fields hold (records.py)
+    "return_elements_cache",  # dataflow.return_elements
+    "property_cache", "property_names",  # what properties return (dataflow.property_returns_tensor)
+    "_method_names", "_backend_factory",
+    "functions_by_qualname",  # dataflow.functions_by_qualname: the new FunctionInfos
+    "closure_cache",  # dataflow.closure_tensors
+    "init_attrs_cache",  # dataflow.init_holds_tensor: what `__init__` leaves in attributes
+    "method_returns_cache",  # dataflow.method_returns_tensor
+    "returned_masks_cache",  # detect: which masks functions return
+    "_own_backward", "_record_types",  # a class of the file with its own `backward`; record classes
+)
+
+
 def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace,
             external: dict[str, str]) -> Optional[Update]:
     new_lines = split_lines(text, keepends=True) or [""]
@@ -226,20 +243,7 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
     sym = copy.copy(old_sym)
     sym.tree = tree
     sym.returns_cache = {}  # what the file's functions return (dataflow.return_kinds): from the new bodies
-    sym.__dict__.pop("_field_kinds", None)  # what named tuples' fields hold (records.py): from the new bodies
-    sym.__dict__.pop("return_elements_cache", None)  # dataflow.return_elements: from the new bodies
-    sym.__dict__.pop("property_cache", None)  # what properties return (dataflow.property_returns_tensor)
-    sym.__dict__.pop("property_names", None)
-    sym.__dict__.pop("_method_names", None)
-    sym.__dict__.pop("_backend_factory", None)
-    sym.__dict__.pop("functions_by_qualname", None)  # dataflow.functions_by_qualname: the new FunctionInfos
-    sym.__dict__.pop("closure_cache", None)  # dataflow.closure_tensors: from the new bodies
-    # what `__init__` leaves in attributes and what methods return (dataflow.init_holds_tensor,
-    # method_returns_tensor), which masks functions return (detect), whether a class of the file
-    # has a `backward` and which classes are records: from the new bodies (an edit of `__init__`
-    # or of a helper method kept the old answers, and the squiggles they made, until a full check)
-    for key in ("init_attrs_cache", "method_returns_cache", "returned_masks_cache", "_own_backward",
-                "_record_types"):
+    for key in VERSION_CACHES:
         sym.__dict__.pop(key, None)
     new_fis = new_part.all_functions
     all_functions = list(old_sym.all_functions)

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import ast
 
-from graphmend.analysis.detect import Site
+from graphmend.analysis.detect import LSTSQ, Site
 from graphmend.rules.base import Example, Verdict
 
 CODES = ("GM401", "GM402", "GM403", "GM405")
@@ -91,7 +91,6 @@ PAD_WHY = ("a value read from a tensor sizes a tensor ({what}): the result's sha
            "with an internal error on torch 2.13)")
 
 
-LSTSQ = "`torch.linalg.lstsq()`"
 LSTSQ_WHY = ("`torch.linalg.lstsq` also returns residuals, a rank and singular values whose shapes depend "
              "on the data, so Dynamo cannot trace it, whichever output is used; `torch.linalg.pinv(A) @ b` "
              "(or `torch.linalg.solve` of the normal equations, for a full-rank A) traces into the graph, "
