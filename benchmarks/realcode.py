@@ -69,7 +69,8 @@ QUICK = "diffusers-ddim-step,diffusers-euler-step,vq-train"
 NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "GM201/GM301",
             "GB0124": "GM401", "GB0033": "GM401", "GB0038": "GM401", "GB0036": "GM402", "GB0088": "GM501",
             "GB0206": "GM405", "GB8985": "GM405", "GB0123": "GM403",
-            "GB0225": "GM405", "GB0467": "GM405", "GB0208": "GM403", "GB9186": "GM403", "GB0117": "GM406"}
+            "GB0225": "GM405", "GB0467": "GM405", "GB0208": "GM403", "GB9186": "GM403", "GB0117": "GM406",
+            "GB4198": "GM403"}
 #: GB0059 "Failed to trace builtin operator" (`print`, but also `matmul` on two LinearOperators);
 #: GB0007 "Attempted to call function marked as skipped" (`warnings.warn`, but also
 #: `sys._getframe`, `importlib.import_module`, `pickle.dumps`); GB0088 "Observed exception" (a
@@ -79,7 +80,7 @@ NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "
 #: tensor bounds, GB0036 an operator with a data-dependent output shape, GB0206 / GB8985 a change of
 #: `requires_grad` on an intermediate (setattr / `requires_grad_()`), GB0225 a tensor created with
 #: `requires_grad=True` (in an inlined frame), GB0123 `Tensor.backward()`, GB9186
-#: `torch.autograd.grad`. Shared as well: GB0467
+#: `torch.autograd.grad`, GB4198 `copy.deepcopy` of a tensor. Shared as well: GB0467
 #: (setattr on an unsupported type; GM405 for `requires_grad`), GB0208 (a torch.* op returning a
 #: non-tensor; GM403 for `torch.random.fork_rng`, GM404 for `torch.backends.cuda.sdp_kernel`).
 SHARED_GB = frozenset({"GB0059", "GB0007", "GB0088", "GB0467", "GB0208"})
@@ -265,9 +266,23 @@ def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> l
         s["stack"] |= {(_rel(f["file"], site), f["line"]) for f in frames[:-1]}
         s["count"] += 1
         s["records"].append((kind_of(r), r.get("reason")))
+    # the package frames of the graph_breaks log's own records (the child's `log_breaks`), by the
+    # site, id and text Dynamo logged: a break inside the standard library a package calls
+    # (higher's `copy.deepcopy(other.param_groups)`, GB4198 at copy.py:153, realcode round 30)
+    # is that package's break at its call, as a backend record's stack makes it
+    stacks: dict[tuple, tuple[str, int]] = {}
+    for b in res.get("log_breaks") or []:
+        frames = [f for f in b.get("user_stack") or [] if f.get("line")
+                  and _inside(_rel(f.get("file", ""), site), packages)]
+        at = b.get("site") or {}
+        if frames:
+            stacks.setdefault((at.get("file"), at.get("line"), b.get("gb"), b.get("detail")),
+                              (_rel(frames[-1]["file"], site), frames[-1]["line"]))
     for b in res.get("graph_break_log") or []:  # also breaks whose graph before them was empty
         rel = _rel(b["file"], site)
         line = b["line"]
+        if not _inside(rel, packages) and (b["file"], line, b.get("gb"), b.get("detail")) in stacks:
+            rel, line = stacks[(b["file"], line, b.get("gb"), b.get("detail"))]
         if not _inside(rel, packages):
             # a break of a kind GraphMend does not name with no frame in the packages (opacus'
             # backward hooks, GB0083 at torch/nn/modules/module.py, realcode round 10) is still

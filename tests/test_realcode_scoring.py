@@ -122,6 +122,36 @@ def test_break_sites_name_a_shared_id_only_for_its_cause():
     assert sites[60]["codes_named"] == ["GM103"]  # no text kept: by the id
 
 
+
+DEEPCOPY = ("Attempted to copy.deepcopy a tensor\n  Explanation: Dynamo does not support copy.deepcopy() on "
+            "tensors.\n\n  Developer debug context: copy.deepcopy(TensorVariable())")
+
+
+def test_a_logged_break_inside_the_standard_library_is_the_package_call_site():
+    """higher (realcode round 30): `self.param_groups = _copy.deepcopy(other.param_groups)`
+    breaks inside copy.py (GB4198), and only the graph_breaks log names it: its site is copy.py,
+    its stack (the child's `log_breaks`) runs through higher/optim.py:101. The break is the
+    package's at that call, where GraphMend's GM403 is: it was scored as a false alarm. A logged
+    break whose stack has no package frame stays outside."""
+    copy_py = "/usr/lib/python3.11/copy.py"
+    log = {"file": copy_py, "line": 153, "gb": "GB4198", "reason": "Encountered graph break", "detail": DEEPCOPY}
+    stack = [{"file": "/sp/user.py", "line": 3}, {"file": "/sp/pkg/optim.py", "line": 101},
+             {"file": copy_py, "line": 146}, {"file": copy_py, "line": 153}]
+    res = {"break_reasons": [], "explain": {"break_reasons": []}, "graph_break_log": [log],
+           "log_breaks": [{"site": {"file": copy_py, "line": 153}, "gb": "GB4198", "detail": DEEPCOPY,
+                           "summary": "Encountered graph break", "user_stack": stack}]}
+    bench = _bench()
+    sites = bench.break_sites(res, ("pkg",), Path("/sp"))
+    assert [(s["file"], s["line"], s["codes_named"]) for s in sites] == [("pkg/optim.py", 101, ["GM403"])]
+    finding = {"file": "pkg/optim.py", "line": 101, "end_line": 101, "code": "GM403", "fixable": False,
+               "message": "copy.deepcopy() cannot be traced"}
+    r = bench.evaluate({**res, "ok": True, "coverage": {"/sp/pkg/optim.py": [101]}}, None, [finding],
+                       ("pkg",), Path("/sp"))
+    assert (r["found"], r["confirmed"], r["false_alarms"]) == (1, 1, [])
+    res["log_breaks"][0]["user_stack"] = stack[:1] + stack[2:]  # no frame of the package
+    assert [s["file"] for s in bench.break_sites(res, ("pkg",), Path("/sp"))] == []
+
+
 SRC = '''def f(x):
     x = x + 1
     try:
