@@ -103,6 +103,12 @@ TORCH_STATIC_FUNCS = frozenset({
 })
 # torch functions returning a Python bool computed from tensor data (GB0033).
 TORCH_DATA_BOOL = frozenset({"equal", "allclose", "is_nonzero"})
+# folds of a sequence or a pytree by a function of theirs: with a torch function, a tensor
+# (posteriors' `tree_size`, `tree_reduce(torch.add, tree_map(lambda x: x.numel(), tree))`, then
+# `if tree_size(sd) == 1:`, realcode round 30: Dynamo traces `torch.add` of the ints into a tensor
+# and breaks at the branch, measured; of a single item the item itself)
+REDUCERS = frozenset({"functools.reduce", "optree.tree_reduce", "optree.ops.tree_reduce"})
+REDUCER_NAMES = frozenset(q.rsplit(".", 1)[-1] for q in REDUCERS)
 TORCH_STATIC_SUBMODULES = ("torch.jit", "torch.compiler", "torch._dynamo", "torch.cuda",
                            "torch.backends", "torch.distributed", "torch.utils", "torch.nn.init",
                            "torch.fx", "torch.onnx", "torch.library", "torch.version")
@@ -970,6 +976,39 @@ class Env:
             return k
         return Kind.UNKNOWN
 
+    def _tensor_function(self, e: ast.expr) -> bool:
+        """`e` names a torch function that returns a tensor (`torch.add`, `torch.maximum`)."""
+        q = self.qualify(e) if isinstance(e, (ast.Name, ast.Attribute)) else None
+        tf = _torch_func(q) if q else None
+        return tf is not None and q not in TORCH_OBJECT_FUNCS and tf not in TORCH_DATA_BOOL \
+            and tf not in TORCH_STATIC_FUNCS
+
+    def torch_fold(self, e: ast.expr) -> bool:
+        """`e` folds a sequence or pytree by a torch function: `functools.reduce(torch.add, xs)`."""
+        return isinstance(e, ast.Call) and len(e.args) >= 2 and self.qualify(e.func) in REDUCERS \
+            and self._tensor_function(e.args[0])
+
+    def constant_fold(self, e: ast.expr) -> bool:
+        """A torch fold of what is not known to hold tensors (posteriors' `tree_reduce(torch.add,
+        tree_map(lambda x: x.numel(), tree))`), or a call of a module-level function every return
+        of which is one: Dynamo knows its value as it knows `torch.tensor(n)`'s. A size given one
+        does not break (`torch.eye(tree_size(params))`, measured on torch 2.13); a branch on it
+        does."""
+        if self.torch_fold(e):
+            return self.kind(e.args[1]) is not Kind.TENSOR
+        if not (isinstance(e, ast.Call) and self._module_function(e.func)):
+            return False
+        found = module_function(self.qualify(e.func) or "", self.symbols)
+        if found is None or found[1].node.decorator_list:
+            return False
+        sym, fi = found
+        returns = [st.value for st in _statements(fi.node.body) if isinstance(st, ast.Return)]
+        if not returns or any(v is None or not _plain_fold(v) for v in returns):
+            return False
+        env = Env(sym, fi)
+        return _guarded((id(sym), fi.qualname, "fold"),
+                        lambda: all(env.constant_fold(v) for v in returns), False)
+
     def call_kind(self, e: ast.Call) -> Kind:
         func = e.func
         q = self.qualify(func)
@@ -980,6 +1019,8 @@ class Env:
                 # what optimizers' foreach steps iterate; optimi's StableAdamW, realcode round 27):
                 # what it gives holds tensors, not static values
                 return Kind.UNKNOWN if q.startswith("torch.utils._foreach_utils.") else Kind.STATIC
+            if self.torch_fold(e):
+                return Kind.TENSOR
             if tf is not None:
                 if q in TORCH_OBJECT_FUNCS:
                     return Kind.UNKNOWN  # whatever was saved: a state dict, a model, a tensor
@@ -1193,6 +1234,12 @@ def module_function(q: str, symbols: Symbols, depth: int = 0) -> Optional[tuple[
             return module_function(target, symbols, depth + 1)
         return None
     return sym, fi
+
+
+def _plain_fold(e: ast.expr) -> bool:
+    """`e` is a call of one of REDUCERS (by any spelling; Env.torch_fold decides)."""
+    return isinstance(e, ast.Call) and len(e.args) >= 2 and isinstance(e.func, (ast.Name, ast.Attribute)) \
+        and (e.func.id if isinstance(e.func, ast.Name) else e.func.attr) in REDUCER_NAMES
 
 
 def _guarded(mark: tuple, compute, default):

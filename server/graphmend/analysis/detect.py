@@ -1628,6 +1628,8 @@ class FunctionWalker:
             return bool(sides) and all(self.constant_tensor(x, depth + 1) for x in sides)
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
             return self.constant_tensor(e.operand, depth + 1)
+        if self.env.constant_fold(e):
+            return True
         if not (isinstance(e, ast.Call) and e.args
                 and self.env.qualify(e.func) in ("torch.tensor", "torch.as_tensor")):
             return False
