@@ -259,8 +259,8 @@ _SEQUENCES = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable"
 
 def container_of_tensors(ann: Optional[ast.expr]) -> Optional[str]:
     """"mapping" for `Dict[str, Tensor]` (its values are tensors), "sequence" for `List[Tensor]`,
-    `Tuple[Tensor, ...]`, `tuple[Tensor, Tensor]` (its items are); else None. Optional[...] is seen
-    through."""
+    `Tuple[Tensor, ...]`, `tuple[Tensor, Tensor]` (its items are), "nested" for a sequence of
+    those (`List[List[Tensor]]`); else None. Optional[...] is seen through."""
     while isinstance(ann, ast.Subscript) and _source(ann.value).rsplit(".", 1)[-1] == "Optional":
         ann = ann.slice
     if not isinstance(ann, ast.Subscript):
@@ -275,6 +275,11 @@ def container_of_tensors(ann: Optional[ast.expr]) -> Optional[str]:
     if head in _SEQUENCES and args and tensor(args[0]) and all(
             tensor(a) or (isinstance(a, ast.Constant) and a.value is ...) for a in args):
         return "sequence"
+    if head in _SEQUENCES and args and container_of_tensors(args[0]) == "sequence" and all(
+            container_of_tensors(a) == "sequence" or (isinstance(a, ast.Constant) and a.value is ...)
+            for a in args):
+        # `List[List[Tensor]]`: its items are lists of tensors (torch-interpol's `coords`)
+        return "nested"
     return None
 
 
@@ -583,6 +588,15 @@ class Env:
                     # unpacking a tensor (split/chunk/...) gives tensors; anything else: unknown
                     self.bind(t, Kind.TENSOR if kind is Kind.TENSOR or (elts is not None and elts[i] is Kind.TENSOR)
                               else (Kind.STATIC if kind is Kind.STATIC else Kind.UNKNOWN))
+            if vals is None and isinstance(value, ast.Call):
+                # the items the callee's annotation declares lists of tensors (torch-interpol's
+                # `weights, _, _, coords, signs = get_weights(...)`, `-> Tuple[List[List[Tensor]],
+                # ...]`, realcode round 28)
+                found = self.callee(value)
+                for t, box in zip(target.elts, _annotated_containers(found[1].node.returns, len(target.elts))
+                                  if found is not None else ()):
+                    if isinstance(t, ast.Name) and box is not None:
+                        self.containers[t.id] = box
             if kind is Kind.TENSOR and vals is None and not _splits_a_tensor(value):
                 # an item of what a module or function returns as a tuple: a tensor to the walk,
                 # but it may be a list (diffusers' Lumina2 rope embedder returns `seq_lengths`, a
@@ -614,9 +628,14 @@ class Env:
 
     def returned_elements(self, value: Optional[ast.expr], n: int) -> Optional[tuple]:
         """Per item, the kind every `return` of the called function gives as a tuple of `n`
-        items (return_elements): a method of this class or a base (`self.m(...)`), one of a class
-        of this file (`Cls.m(...)`), or a module-level function of this file; None when the
-        callee is none of these."""
+        items (return_elements); None when the callee is not one `callee` finds."""
+        found = self.callee(value)
+        return return_elements(found[1], found[0], n) if found is not None else None
+
+    def callee(self, value: Optional[ast.expr]) -> Optional[tuple[Symbols, FunctionInfo]]:
+        """The function `value` calls, with its module's Symbols: a method of this class or a base
+        (`self.m(...)`), one of a class of this file (`Cls.m(...)`), a module-level function of
+        this file or of another module the workspace finds; None for any other call."""
         if not isinstance(value, ast.Call):
             return None
         func = value.func
@@ -625,22 +644,20 @@ class Env:
             for s, c in lineage(self.symbols, self.cls):
                 fi = c.methods.get(func.attr)
                 if fi is not None:
-                    return return_elements(fi, s, n)
+                    return s, fi
             return None
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in self.locals \
                 and (ci := self.symbols.classes.get(func.value.id)) is not None:
             fi = ci.methods.get(func.attr)  # `Edges._nonzero(x)`, a staticmethod of a class of this file
-            return return_elements(fi, self.symbols, n) if fi is not None else None
+            return (self.symbols, fi) if fi is not None else None
         if isinstance(func, ast.Name) and func.id not in self.locals:
             fi = self.symbols.functions.get(func.id)
             if fi is not None:
-                return return_elements(fi, self.symbols, n)
+                return self.symbols, fi
         if self._module_function(func) and (q := self.qualify(func)):
             # a function of another module the workspace finds (torch-harmonics' `self.lats_in, _ =
             # _precompute_latitudes(nlat_in)`, imported from its quadrature module)
-            found = module_function(q, self.symbols)
-            if found is not None:
-                return return_elements(found[1], found[0], n)
+            return module_function(q, self.symbols)
         return None
 
     def record_field(self, e: ast.expr) -> Optional[str]:
@@ -657,8 +674,10 @@ class Env:
         .tolist()`): a `Dict[str, Tensor]` annotation is not always true of every key (XLM's
         `cache["slen"]` is an int)."""
         if isinstance(e, ast.Subscript) and not isinstance(e.slice, (ast.Slice, ast.Tuple)):
-            if isinstance(e.value, ast.Name) and e.value.id in self.containers:
+            if isinstance(e.value, ast.Name) and self.containers.get(e.value.id) in ("sequence", "mapping"):
                 return self.containers[e.value.id]
+            if self.item_container(e.value) == "sequence":  # `coords[0][n]` of a List[List[Tensor]]
+                return "sequence"
             if isinstance(e.value, ast.Attribute):  # `tableau.beta[-1]` of a list of tensors
                 return "sequence" if self.record_field(e.value) == SEQUENCE else None
         return None
@@ -685,10 +704,37 @@ class Env:
                 and isinstance(st.target, ast.Name) and annotation_kind(st.annotation) is Kind.TENSOR)
         return e.attr in ci._declared_tensors
 
+    def item_container(self, e: ast.expr) -> Optional[str]:
+        """What `e` holds when it is a list of tensors or of such lists: "sequence" for a name
+        bound to one (`containers`) or an item of a "nested" one (`coords[0]`), "nested"."""
+        if isinstance(e, ast.Name):
+            box = self.containers.get(e.id)
+            return box if box in ("sequence", "nested") else None
+        if isinstance(e, ast.Subscript) and not isinstance(e.slice, (ast.Slice, ast.Tuple)) \
+                and isinstance(e.value, ast.Name) and self.containers.get(e.value.id) == "nested":
+            return "sequence"
+        return None
+
+    def iter_container(self, e: ast.expr) -> Optional[str]:
+        """What iterating `e` gives when that is a list of tensors: "sequence" for the items of a
+        "nested" container (`for c in coords:`)."""
+        return "sequence" if self.item_container(e) == "nested" else None
+
+    def bind_items(self, target: ast.expr, iterable: ast.expr) -> list[str]:
+        """After `target` was bound to what iterating `iterable` gives: a name that takes a list of
+        tensors (`for c in coords`, `for c, n in zip(coords, nodes)`) holds one. Returns those
+        names."""
+        out = []
+        for t, it in zipped(target, iterable, self.locals) or [(target, iterable)]:
+            if isinstance(t, ast.Name) and self.iter_container(it) == "sequence":
+                self.containers[t.id] = "sequence"
+                out.append(t.id)
+        return out
+
     def iter_kind(self, e: ast.expr) -> Kind:
         """The kind of what iterating `e` gives when that differs from `e`'s own: the items of a
         parameter annotated `List[Tensor]` / `Tuple[Tensor, ...]`."""
-        if isinstance(e, ast.Name) and self.containers.get(e.id) == "sequence":
+        if self.item_container(e) == "sequence":
             return Kind.TENSOR
         if isinstance(e, ast.Attribute) and self.record_field(e) == SEQUENCE:
             return Kind.TENSOR
@@ -1242,6 +1288,15 @@ def _plain_fold(e: ast.expr) -> bool:
         and (e.func.id if isinstance(e.func, ast.Name) else e.func.attr) in REDUCER_NAMES
 
 
+def zipped(target: ast.expr, iterable: ast.expr, local_names) -> list[tuple[ast.expr, ast.expr]]:
+    """`for a, b in zip(xs, ys)`: [(a, xs), (b, ys)], each name with what it iterates; else empty."""
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip" \
+            and "zip" not in local_names and isinstance(target, ast.Tuple) and not iterable.keywords \
+            and len(target.elts) == len(iterable.args) and not any(isinstance(a, ast.Starred) for a in iterable.args):
+        return list(zip(target.elts, iterable.args))
+    return []
+
+
 def _guarded(mark: tuple, compute, default):
     """`compute()`, unless the evaluation `mark` names is already under way in this thread (a
     recursion through the bodies evaluated): then `default`."""
@@ -1312,6 +1367,15 @@ def _annotated_elements(ann: Optional[ast.expr], n: int) -> Optional[tuple]:
         return None
     return tuple(Kind.TENSOR if not isinstance(a, ast.Subscript) and annotation_kind(a) is Kind.TENSOR
                  else Kind.UNKNOWN for a in args)
+
+
+def _annotated_containers(ann: Optional[ast.expr], n: int) -> tuple:
+    """Per item of a `Tuple[...]` annotation of `n` items, its container_of_tensors (or None);
+    empty for any other annotation."""
+    if not (isinstance(ann, ast.Subscript) and _source(ann.value).rsplit(".", 1)[-1] in ("Tuple", "tuple")):
+        return ()
+    args = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+    return tuple(container_of_tensors(a) for a in args) if len(args) == n else ()
 
 
 def _body_elements(fi: FunctionInfo, sym: Symbols, n: int) -> Optional[tuple]:

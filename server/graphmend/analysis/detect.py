@@ -14,7 +14,8 @@ from graphmend.analysis.astwalk import preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
 from graphmend.analysis.numpy_attrs import class_attr_is_array
-from graphmend.analysis.dataflow import Env, Kind, cast_value, compiling_guard, docstring_bool_tensors, imports
+from graphmend.analysis.dataflow import (Env, Kind, cast_value, compiling_guard, container_of_tensors,
+                                         docstring_bool_tensors, imports, zipped)
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
@@ -504,6 +505,8 @@ class FunctionWalker:
             if s.value is not None:
                 self.exprs(s.value)
                 env.bind(s.target, env.kind(s.value), s.value)
+                if isinstance(s.target, ast.Name) and (box := container_of_tensors(s.annotation)) is not None:
+                    env.containers[s.target.id] = box  # `coords: List[List[Tensor]] = []`
         elif isinstance(s, ast.AugAssign):
             if isinstance(s.target, (ast.Subscript, ast.Attribute)):
                 # `q1[cos_omega < 0, :] *= -1` reads its target before it stores it (roma's slerp,
@@ -523,14 +526,13 @@ class FunctionWalker:
             if iterable is not s.iter:
                 env.bind(s.target.elts[0], Kind.STATIC)  # the index; rows of a tensor are tensors
                 it = env.iter_kind(iterable)
-            if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip" \
-                    and "zip" not in env.locals and isinstance(target, ast.Tuple) and not iterable.keywords \
-                    and len(target.elts) == len(iterable.args) and not any(isinstance(a, ast.Starred) for a in iterable.args):
+            if pairs := zipped(target, iterable, env.locals):
                 # `for a, b in zip(xs, ys)`: each name takes what iterating its own iterable gives
-                for t, a in zip(target.elts, iterable.args):
+                for t, a in pairs:
                     env.bind(t, _item_kind(env.iter_kind(a)))
             else:
                 env.bind(target, _item_kind(it))
+            env.bind_items(target, iterable)
             if isinstance(target, ast.Name) and _may_iterate_a_tensor(iterable, env):
                 self._items[target.id] = (iterable, id(s.body))
             item = self.numpy_item_target(s.iter, s.target)
@@ -900,6 +902,7 @@ class FunctionWalker:
         finally:
             for name in bound:
                 self.env.kinds.pop(name, None)
+                self.env.containers.pop(name, None)
 
     def _comprehension_tensors(self, nodes: list) -> list[str]:
         """Bind, for the walk of one expression, a comprehension's target that iterates a tensor
@@ -914,11 +917,15 @@ class FunctionWalker:
         env, out = self.env, []
         for comp in comps:  # parents first: an inner generator may iterate an outer target
             for gen in comp.generators:
-                t = gen.target
-                if isinstance(t, ast.Name) and t.id not in env.locals and t.id not in env.kinds \
-                        and env.iter_kind(gen.iter) is Kind.TENSOR:
-                    env.kinds[t.id] = Kind.TENSOR
-                    out.append(t.id)
+                pairs = zipped(gen.target, gen.iter, env.locals) or [(gen.target, gen.iter)]
+                for t, it in pairs:  # `for c, n in zip(coords, nodes)`: each its own iterable
+                    if isinstance(t, ast.Name) and t.id not in env.locals and t.id not in env.kinds:
+                        if env.iter_kind(it) is Kind.TENSOR:
+                            env.kinds[t.id] = Kind.TENSOR
+                            out.append(t.id)
+                        elif env.iter_container(it) == "sequence" and t.id not in env.containers:
+                            env.containers[t.id] = "sequence"  # a list of tensors (unbound with it)
+                            out.append(t.id)
         return out
 
     def _exprs(self, e: ast.expr, nodes: list, truth: bool) -> None:
@@ -995,14 +1002,15 @@ class FunctionWalker:
                     self.is_mask_expr(x) or self.compares_itself(node.value, x) for x in parts)
                 if masked:
                     self.add("GM402", node, detail="boolean-mask indexing")
-                if isinstance(node.value, ast.Name) and self.env.containers.get(node.value.id) == "sequence":
+                if self.env.item_container(node.value) is not None:
                     # a Python list or tuple of tensors indexed or sliced by a tensor: the index
                     # is read with `Tensor.__index__`, an `.item()` (GB0124, measured on torch
-                    # 2.13; TorchCRF's `score[seq_end_idx]`, `path[:seq_end_idx]`)
+                    # 2.13; TorchCRF's `score[seq_end_idx]`, `path[:seq_end_idx]`; an item of a
+                    # list of such lists, torch-interpol's `[c[n] for c, n in zip(coords, nodes)]`)
                     index = [b for b in (sl.lower, sl.upper, sl.step) if b is not None] \
                         if isinstance(sl, ast.Slice) else [sl]
                     if any(self.proven_tensor(b, node) for b in index):
-                        self.add("GM401", node, detail=f"a tensor as an index of the list `{node.value.id}` "
+                        self.add("GM401", node, detail=f"a tensor as an index of the list `{ast.unparse(node.value)}` "
                                                        "(`Tensor.__index__`)", gb_id="GB0124")
                 if read and not masked and (self._numpy_items or self._numpy_nodes or imports(self.symbols, "numpy")) and (
                         item := next((x for x in parts if (
