@@ -78,6 +78,9 @@ REQUIREMENTS = [
     # its wrappers subclass on import: gym 0.23.1 is pinned; posteriors pulls torchopt and optree)
     "torchimize==0.0.16", "torchlie==0.1.0", "posteriors==0.1.3", "cherry-rl==0.2.0", "higher==0.2.1",
     "gym==0.23.1", "six==1.17.0",
+    # round 31
+    "pyhessian==0.1", "geotorch==0.4.0", "torchsparsegradutils==0.2.7", "torcheval==0.0.7",
+    "pythae==0.1.2",
 ]
 
 
@@ -6840,6 +6843,312 @@ def _higher_hypergrad():
                         "xv": torch.randn(6, 2, generator=g), "yv": torch.randn(6, 1, generator=g)}
 
 
+# round 31: pyhessian 0.1, geotorch 0.4.0, torchsparsegradutils 0.2.7, torcheval 0.0.7 and pythae 0.1.2,
+# code nobody tuned on, measured before anything was changed for it
+
+
+def _pyhessian_eigen_trace():
+    """PyHessian as its README analyses a trained network's loss surface: a 4-8-3 MLP under cross
+    entropy on one batch of 6 (`hessian(model, criterion, data=...)`, which backpropagates with
+    `create_graph=True`), the top 2 Hessian eigenvalues by power iteration (`eigenvalues`, 5
+    iterations, deflating by `orthnormal`) and the trace by Hutchinson's method (`trace`, 4
+    Rademacher probes); in a user function that clears the gradients first (pyhessian reads
+    `p.grad`, which a second call would accumulate)."""
+    import torch
+    from pyhessian import hessian
+
+    torch.manual_seed(0)
+    cfg = dict(mlp=(4, 8, 3), batch=6, top_n=2, power_iters=5, trace_iters=4)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+    crit = torch.nn.CrossEntropyLoss()
+
+    def analyse(x, y):
+        model.zero_grad(set_to_none=True)
+        h = hessian(model, crit, data=(x, y), cuda=False)
+        ev, vecs = h.eigenvalues(maxIter=5, tol=1e-3, top_n=2)
+        tr = h.trace(maxIter=4, tol=1e-3)
+        return torch.tensor(ev), torch.tensor(tr), vecs[0][0].detach(), vecs[1][-1].detach()
+    g = torch.Generator().manual_seed(1)
+    return cfg, analyse, {"x": torch.randn(6, 4, generator=g), "y": torch.randint(0, 3, (6,), generator=g)}
+
+
+def _pyhessian_dataloader():
+    """PyHessian over a data loader (`hessian(model, criterion, dataloader=...)`): a 3-6-2 MLP
+    under cross entropy on two batches of 4, the top eigenvalue (3 power iterations) and the
+    trace (3 probes), each Hessian-vector product accumulated batch by batch
+    (`dataloader_hv_product`: backward with `create_graph=True`, `torch.autograd.grad`), and the
+    `group_product` / `normalization` helpers on the eigenvector; in a user function."""
+    import torch
+    from pyhessian import hessian
+    from pyhessian.utils import group_product, normalization
+
+    torch.manual_seed(0)
+    cfg = dict(mlp=(3, 6, 2), batches=2, batch=4, power_iters=3, trace_iters=3)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 6), torch.nn.ReLU(), torch.nn.Linear(6, 2))
+    crit = torch.nn.CrossEntropyLoss()
+
+    def analyse(x, y):
+        model.zero_grad(set_to_none=True)
+        h = hessian(model, crit, dataloader=[(x[:4], y[:4]), (x[4:], y[4:])], cuda=False)
+        ev, vecs = h.eigenvalues(maxIter=3, tol=1e-3, top_n=1)
+        tr = h.trace(maxIter=3, tol=1e-3)
+        v = normalization(vecs[0])
+        return torch.tensor(ev), torch.tensor(tr), group_product(v, vecs[0]).detach(), v[0].detach()
+    g = torch.Generator().manual_seed(1)
+    return cfg, analyse, {"x": torch.randn(8, 3, generator=g), "y": torch.randint(0, 2, (8,), generator=g)}
+
+
+def _geotorch_layers():
+    import torch
+    import geotorch
+
+    torch.manual_seed(0)
+    layers = {"orthogonal": torch.nn.Linear(5, 5), "low_rank": torch.nn.Linear(5, 4),
+              "positive_definite": torch.nn.Linear(4, 4), "sphere": torch.nn.Linear(4, 3),
+              "almost_orthogonal": torch.nn.Linear(3, 3), "invertible": torch.nn.Linear(3, 3),
+              "sln": torch.nn.Linear(3, 3), "grassmannian": torch.nn.Linear(3, 2), "skew": torch.nn.Linear(2, 2)}
+    geotorch.orthogonal(layers["orthogonal"], "weight")
+    geotorch.low_rank(layers["low_rank"], "weight", 2)
+    geotorch.positive_definite(layers["positive_definite"], "weight")
+    geotorch.sphere(layers["sphere"], "weight")
+    geotorch.almost_orthogonal(layers["almost_orthogonal"], "weight", 0.5)
+    geotorch.invertible(layers["invertible"], "weight")
+    geotorch.sln(layers["sln"], "weight")
+    geotorch.grassmannian(layers["grassmannian"], "weight")
+    geotorch.skew(layers["skew"], "weight")
+    return layers
+
+
+def _geotorch_constrained_train():
+    """geotorch's constrained layers as its README trains them: a chain of 9 linear layers whose
+    weights are orthogonal (`expm`), low rank (2), positive definite, on the sphere, almost
+    orthogonal (lam 0.5), invertible, of determinant 1 (`sln`), on the Grassmannian and skew,
+    each a parametrization geotorch registers (`torch.nn.utils.parametrize`); an MSE loss, an SGD
+    step, then each weight checked on its manifold (`in_manifold`, as geotorch's tests check them);
+    in a user function."""
+    import torch
+
+    layers = _geotorch_layers()
+    cfg = dict(widths=(5, 5, 4, 4, 3, 3, 3, 3, 2, 2), constraints=tuple(layers), lr=1e-2)
+    net = torch.nn.Sequential(*layers.values())
+    opt = torch.optim.SGD(net.parameters(), lr=1e-2)
+
+    def train(x, y):
+        loss = torch.nn.functional.mse_loss(net(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        ok = [torch.as_tensor(m.parametrizations.weight[0].in_manifold(m.weight)) for m in layers.values()]
+        return [loss.detach(), net[0].weight.detach(), net[3].weight.detach(), *ok]
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(6, 5, generator=g), "y": torch.randn(6, 2, generator=g)}
+
+
+def _geotorch_assign_sample():
+    """geotorch's initialisation API: a rotation (QR, determinant made positive), a skew matrix and
+    unit rows assigned to the orthogonal, skew and sphere weights (`right_inverse`, checking the
+    manifold), `sample()` of the SO, low-rank, positive-definite, GL+, SL, Grassmannian and skew
+    manifolds, then `uniform_init_` and `torus_init_` of an empty 4x4; in a user function."""
+    import torch
+    import geotorch
+
+    layers = _geotorch_layers()
+    cfg = dict(assigned=("orthogonal", "skew", "sphere"),
+               sampled=("orthogonal", "low_rank", "positive_definite", "invertible", "sln", "grassmannian", "skew"),
+               inits=("uniform_init_", "torus_init_"))
+
+    def init(a, s, r):
+        q, rr = torch.linalg.qr(a)
+        q = q * torch.sign(torch.diagonal(rr)).unsqueeze(0)
+        q = torch.cat([q[:, :1] * torch.sign(torch.det(q)), q[:, 1:]], dim=1)
+        with torch.no_grad():
+            layers["orthogonal"].weight = q
+            layers["skew"].weight = s - s.T
+            layers["sphere"].weight = r / r.norm(dim=-1, keepdim=True)
+            out = [layers["orthogonal"].weight, layers["skew"].weight, layers["sphere"].weight]
+            for k in cfg["sampled"]:
+                out.append(layers[k].parametrizations.weight[0].sample())
+            out.append(geotorch.so.uniform_init_(torch.empty(4, 4)))
+            out.append(geotorch.so.torus_init_(torch.empty(4, 4)))
+        return out
+    g = torch.Generator().manual_seed(1)
+    return cfg, init, {"a": torch.randn(5, 5, generator=g), "s": torch.randn(2, 2, generator=g),
+                       "r": torch.randn(3, 4, generator=g)}
+
+
+def _tsgu_iterative_solvers():
+    """torchsparsegradutils' iterative solvers on dense 8x8 systems (a matrix or its `matmul`):
+    `linear_cg` (GPyTorch's CG with 10 iterations and a 5-step Lanczos tridiagonalisation) and
+    `minres` of an SPD matrix with 2 right-hand sides, `bicgstab` of a nonsymmetric one, `lsmr`
+    (10 iterations) of a single right-hand side; in a user function."""
+    import torch
+    from torchsparsegradutils.utils import bicgstab, linear_cg, lsmr, minres
+
+    cfg = dict(n=8, rhs=2, solvers=("linear_cg", "minres", "bicgstab", "lsmr"), max_iter=10)
+
+    def solve(A, N, b):
+        x1 = linear_cg(A, b, max_iter=10, max_tridiag_iter=5)
+        x2 = minres(A, b, max_iter=10)
+        x3 = bicgstab(N, b)
+        x4, it = lsmr(N, b[:, 0], maxiter=10)
+        return x1, x2, x3, x4, torch.tensor(it)
+    g = torch.Generator().manual_seed(1)
+    M = torch.randn(8, 8, generator=g)
+    A = M @ M.T + 8 * torch.eye(8)
+    return cfg, solve, {"A": A, "N": A + 0.3 * torch.randn(8, 8, generator=g), "b": torch.randn(8, 2, generator=g)}
+
+
+def _tsgu_sparse_solve_train():
+    """torchsparsegradutils' sparse-aware gradients in a training step: a tridiagonal 8x8 COO
+    matrix whose off-diagonal values are learnable, solved against learnable right-hand sides by
+    `sparse_generic_solve` with `linear_cg` (forward and transposed) and with the default `minres`,
+    multiplied by `sparse_mm`; MSE to targets, backward through the implicit-function gradients
+    (sparse in A), an Adam step; in a user function."""
+    import torch
+    from torchsparsegradutils import sparse_generic_solve, sparse_mm
+    from torchsparsegradutils.utils import linear_cg
+
+    torch.manual_seed(0)
+    n = 8
+    cfg = dict(n=n, structure="tridiagonal COO", solvers=("linear_cg", "minres"), lr=1e-2)
+    w = torch.nn.Parameter(torch.zeros(2 * n - 1))
+    B = torch.nn.Parameter(torch.randn(n, 2))
+    opt = torch.optim.Adam([w, B], lr=1e-2)
+
+    def train(idx, base, target):
+        vals = base + torch.cat([w, w[n:]])
+        A = torch.sparse_coo_tensor(idx, vals, (n, n)).coalesce()
+        x = sparse_generic_solve(A, B, solve=linear_cg, transpose_solve=linear_cg)
+        x2 = sparse_generic_solve(A, B)
+        y = sparse_mm(A, B)
+        loss = ((x - target) ** 2).mean() + ((x2 - target) ** 2).mean() + y.pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.detach(), w.detach().clone(), B.detach().clone()
+    g = torch.Generator().manual_seed(1)
+    ar = torch.arange(n)
+    idx = torch.cat([torch.stack([ar, ar]), torch.stack([ar[:-1], ar[1:]]), torch.stack([ar[1:], ar[:-1]])], 1)
+    base = torch.cat([4 + torch.rand(n, generator=g), -torch.ones(n - 1), -torch.ones(n - 1)])
+    return cfg, train, {"idx": idx, "base": base, "target": torch.randn(n, 2, generator=g)}
+
+
+def _torcheval_functional():
+    """torcheval's functional metrics on 10 binary scores and 10 3-class logits: binary AUROC,
+    AUPRC, binned AUROC (5 thresholds) and normalized entropy; multiclass accuracy, macro F1,
+    per-class precision, weighted recall and the confusion matrix; R2 and MSE; retrieval precision
+    at 3, reciprocal rank, hit rate at 2 and perplexity; in a user function."""
+    import torch
+    from torcheval.metrics import functional as F
+
+    cfg = dict(samples=10, classes=3, metrics=15)
+
+    def metrics(p, t, lg, y):
+        return [F.binary_auroc(p, t), F.binary_auprc(p, t), F.binary_binned_auroc(p, t, threshold=5)[0],
+                F.binary_normalized_entropy(p, t.float()), F.multiclass_accuracy(lg, y),
+                F.multiclass_f1_score(lg, y, num_classes=3, average="macro"),
+                F.multiclass_precision(lg, y, num_classes=3, average=None),
+                F.multiclass_recall(lg, y, num_classes=3, average="weighted"),
+                F.multiclass_confusion_matrix(lg, y, num_classes=3), F.r2_score(lg, lg + 0.1 * p[:, None]),
+                F.mean_squared_error(p, t.float()), F.retrieval_precision(p, t, k=3), F.reciprocal_rank(lg, y),
+                F.hit_rate(lg, y, k=2), F.perplexity(lg[None], y[None])]
+    g = torch.Generator().manual_seed(1)
+    return cfg, metrics, {"p": torch.rand(10, generator=g), "t": torch.randint(0, 2, (10,), generator=g),
+                          "lg": torch.randn(10, 3, generator=g), "y": torch.randint(0, 3, (10,), generator=g)}
+
+
+def _torcheval_metric_classes():
+    """torcheval's stateful metrics as an evaluation loop uses them: `reset`, two `update`s of 5
+    samples each and `compute` of MulticlassAccuracy (macro, 3 classes), MulticlassF1Score (macro),
+    BinaryAUROC, BinaryPrecisionRecallCurve, MeanSquaredError, R2Score, Mean and Sum; in a user
+    function (reset first, so that every call starts from empty state)."""
+    import torch
+    from torcheval.metrics import (BinaryAUROC, BinaryPrecisionRecallCurve, Mean, MeanSquaredError,
+                                   MulticlassAccuracy, MulticlassF1Score, R2Score, Sum)
+
+    cfg = dict(samples=10, updates=2, classes=3)
+    acc, f1 = MulticlassAccuracy(average="macro", num_classes=3), MulticlassF1Score(num_classes=3, average="macro")
+    auroc, prc, mse, r2, mean, total = (BinaryAUROC(), BinaryPrecisionRecallCurve(), MeanSquaredError(), R2Score(),
+                                        Mean(), Sum())
+    ms = (acc, f1, auroc, prc, mse, r2, mean, total)
+
+    def evaluate(p, t, lg, y):
+        for m in ms:
+            m.reset()
+        for s in (slice(0, 5), slice(5, 10)):
+            acc.update(lg[s], y[s])
+            f1.update(lg[s], y[s])
+            auroc.update(p[s], t[s])
+            prc.update(p[s], t[s])
+            mse.update(p[s], t[s].float())
+            r2.update(p[s], t[s].float())
+            mean.update(p[s])
+            total.update(p[s])
+        pr = prc.compute()
+        return [acc.compute(), f1.compute(), auroc.compute(), *pr, mse.compute(), r2.compute(), mean.compute(),
+                total.compute()]
+    g = torch.Generator().manual_seed(1)
+    return cfg, evaluate, {"p": torch.rand(10, generator=g), "t": torch.randint(0, 2, (10,), generator=g),
+                           "lg": torch.randn(10, 3, generator=g), "y": torch.randint(0, 3, (10,), generator=g)}
+
+
+def _pythae_models(*names):
+    import torch
+    from pythae.models import (HVAE, RHVAE, SVAE, VAMP, HVAEConfig, RHVAEConfig, SVAEConfig, VAMPConfig)
+
+    torch.manual_seed(0)
+    make = {"rhvae": lambda: RHVAE(RHVAEConfig(input_dim=(1, 8, 8), latent_dim=2, n_lf=2)),
+            "hvae": lambda: HVAE(HVAEConfig(input_dim=(1, 8, 8), latent_dim=2, n_lf=2)),
+            "vamp": lambda: VAMP(VAMPConfig(input_dim=(1, 8, 8), latent_dim=2, number_components=3)),
+            "svae": lambda: SVAE(SVAEConfig(input_dim=(1, 8, 8), latent_dim=2))}
+    return [make[n]().train() for n in names]
+
+
+def _pythae_hamiltonian_train():
+    """pythae's Hamiltonian VAEs as its training pipeline steps them: an RHVAE (Riemannian
+    Hamiltonian VAE, 2 leapfrog steps with the learned metric, `torch.autograd.grad` of the
+    Hamiltonian) and an HVAE (2 leapfrog steps), pythae's default MLP encoder and decoder on 4
+    random 8x8 images (`DatasetOutput(data=...)`, `epoch=1`), their losses summed, an Adam step;
+    in a user function. (pythae's VAE, IWAE, PoincareVAE, VQVAE, BetaTCVAE, WAE_MMD, INFOVAE_MMD,
+    VAE_IAF and VAE_LinNF forwards do not compile: Dynamo's `ModelOutput`, an OrderedDict subclass
+    setting attributes in `__setitem__`, raises AttributeError on the output's fields.)"""
+    import torch
+    from pythae.data.datasets import DatasetOutput
+
+    rhvae, hvae = _pythae_models("rhvae", "hvae")
+    cfg = dict(input_dim=(1, 8, 8), latent_dim=2, n_lf=2, models=("RHVAE", "HVAE"), lr=1e-3)
+    opt = torch.optim.Adam([*rhvae.parameters(), *hvae.parameters()], lr=1e-3)
+
+    def train(x):
+        batch = DatasetOutput(data=x)
+        loss = rhvae(batch, epoch=1).loss + hvae(batch, epoch=1).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.detach(), rhvae.M_tens.detach().clone(), next(hvae.parameters()).detach().clone()
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.rand(4, 1, 8, 8, generator=g)}
+
+
+def _pythae_vamp_svae_loss():
+    """pythae's VAMP (a VampPrior of 3 learned pseudo-inputs) and SVAE (a hyperspherical VAE:
+    von Mises-Fisher posterior, rejection sampling of w, the uniform prior on the sphere) losses
+    on 4 random 8x8 images, with the reconstructions and latent codes; in a user function."""
+    import torch
+    from pythae.data.datasets import DatasetOutput
+
+    vamp, svae = _pythae_models("vamp", "svae")
+    cfg = dict(input_dim=(1, 8, 8), latent_dim=2, number_components=3, models=("VAMP", "SVAE"))
+
+    def losses(x):
+        batch = DatasetOutput(data=x)
+        a = vamp(batch, epoch=1)
+        b = svae(batch, epoch=1)
+        return a.loss, a.recon_x, a.z, b.loss, b.recon_x, b.z
+    g = torch.Generator().manual_seed(1)
+    return cfg, losses, {"x": torch.rand(4, 1, 8, 8, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -6919,6 +7228,11 @@ _POSTERIORS = ["posteriors"]
 _CHERRY = ["cherry/" + f for f in ("td.py", "pg.py", "_torch.py", "_utils.py", "debug.py", "algorithms",
                                    "distributions.py", "experience_replay.py", "nn")]
 _HIGHER = ["higher"]
+_PYHESSIAN = ["pyhessian"]
+_GEOTORCH = ["geotorch"]
+_TSGU = ["torchsparsegradutils/" + f for f in ("sparse_solve.py", "sparse_matmul.py", "utils")]
+_TORCHEVAL = ["torcheval/metrics"]
+_PYTHAE = ["pythae/models/" + f for f in ("base", "nn", "rhvae", "hvae", "vae", "vamp", "svae")]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
                                           "nn/common.py", "nn/probabilistic.py", "nn/sequence.py", "nn/utils.py",
                                           "nn/distributions")]
@@ -7653,4 +7967,35 @@ ENTRIES = {e.name: e for e in [
     Entry("higher-hypergrad", "higher", "higher==0.2.1",
           "DifferentiableAdam (amsgrad) with a learnable lr, Adadelta, Adamax, ASGD, Rprop: 2 steps each, hypergradient",
           _higher_hypergrad, _HIGHER, grad=True, scope="module"),
+    # round 31
+    Entry("pyhessian-eigen-trace", "pyhessian", "pyhessian==0.1",
+          "MLP under cross entropy, one batch: top-2 Hessian eigenvalues by power iteration, Hutchinson trace",
+          _pyhessian_eigen_trace, _PYHESSIAN, grad=True, scope="module"),
+    Entry("pyhessian-dataloader", "pyhessian", "pyhessian==0.1",
+          "MLP over a 2-batch loader: top eigenvalue and trace through dataloader_hv_product, group_product",
+          _pyhessian_dataloader, _PYHESSIAN, grad=True, scope="module"),
+    Entry("geotorch-constrained-train", "geotorch", "geotorch==0.4.0",
+          "9 constrained linears (SO, low rank, PD, sphere, almost orthogonal, GL+, SL, Grassmannian, skew): SGD step, in_manifold",
+          _geotorch_constrained_train, _GEOTORCH, grad=True, training=True, scope="module"),
+    Entry("geotorch-assign-sample", "geotorch", "geotorch==0.4.0",
+          "rotation, skew and unit rows assigned through right_inverse; sample() of 7 manifolds; uniform_init_, torus_init_",
+          _geotorch_assign_sample, _GEOTORCH, scope="module"),
+    Entry("tsgu-iterative-solvers", "torchsparsegradutils", "torchsparsegradutils==0.2.7",
+          "linear_cg (with Lanczos tridiagonalisation) and minres of an SPD 8x8, bicgstab and lsmr of a nonsymmetric one",
+          _tsgu_iterative_solvers, _TSGU, scope="module"),
+    Entry("tsgu-sparse-solve-train", "torchsparsegradutils", "torchsparsegradutils==0.2.7",
+          "learnable tridiagonal COO: sparse_generic_solve (linear_cg, minres), sparse_mm, Adam: a training step",
+          _tsgu_sparse_solve_train, _TSGU, grad=True, training=True, scope="module"),
+    Entry("torcheval-functional", "torcheval", "torcheval==0.0.7",
+          "15 functional metrics: AUROC, AUPRC, binned AUROC, normalized entropy, accuracy, F1, precision, recall, R2, ranking",
+          _torcheval_functional, _TORCHEVAL, scope="module"),
+    Entry("torcheval-metric-classes", "torcheval", "torcheval==0.0.7",
+          "reset, 2 updates, compute of MulticlassAccuracy, F1, BinaryAUROC, PR curve, MSE, R2, Mean, Sum",
+          _torcheval_metric_classes, _TORCHEVAL, scope="module"),
+    Entry("pythae-hamiltonian-train", "pythae", "pythae==0.1.2",
+          "RHVAE (learned metric) and HVAE, 2 leapfrog steps each, default MLPs on 8x8 images: losses, Adam: a training step",
+          _pythae_hamiltonian_train, _PYTHAE, grad=True, training=True, scope="module"),
+    Entry("pythae-vamp-svae-loss", "pythae", "pythae==0.1.2",
+          "VAMP (3 pseudo-inputs) and SVAE (von Mises-Fisher posterior) losses, reconstructions and codes",
+          _pythae_vamp_svae_loss, _PYTHAE, training=True, scope="module"),
 ]}
