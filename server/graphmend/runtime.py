@@ -16,6 +16,7 @@ Calls the rewriter emits
 
     print(a, b, sep=s)                      -> graphmend.print(a, b, sep=s)
     logger.warning(msg, *args)              -> graphmend.log(logger, "warning", msg, *args)
+    logging.warning(msg, *args)             -> graphmend.log(logging, "warning", msg, *args)  (the root logger)
     warnings.warn(msg, Category)            -> graphmend.warn(msg, Category)
     if C: raise E(msg)                      -> graphmend.raise_if(C, E, msg)
     if not C: raise E(msg) / assert C, msg  -> graphmend.raise_unless(C, E, msg)
@@ -94,7 +95,7 @@ from typing import NamedTuple as _NamedTuple
 
 import torch as _torch
 
-VERSION = 6  # bump on ANY change of this file: a vendored copy of the same version and another text reads as edited
+VERSION = 7  # bump on ANY change of this file: a vendored copy of the same version and another text reads as edited
 
 __all__ = ["print", "print_if", "log", "log_if", "warn", "warn_if", "raise_if", "raise_unless",
            "format", "percent", "item", "to_float", "to_int", "to_bool", "tolist", "sdp_kernel"]
@@ -250,7 +251,9 @@ def _emit_impl(action, meta, items, nargs, tensors, order):
         _builtins.print(*args, sep=_decode([sep], 0, ())[0], end=_decode([end], 0, ())[0],
                         file=getattr(_sys, stream), flush=flush == "1")
     elif action == "log":
-        name, method, filename, lineno, func, _ = meta
+        name, method, filename, lineno, func, _, module = meta
+        if module == "1" and len(_logging.root.handlers) == 0:
+            _logging.basicConfig()  # as the module-level `logging.warning(...)` does
         logger = _logging.getLogger(name)
         level = args[0] if method == "log" else _LEVELS.get(method)
         cls, base = type(logger), _logging.Logger
@@ -473,15 +476,18 @@ def log_if(cond, logger, method, *args, **kw):
 
 
 def _log(cond, logger, method, args, kw):
-    if (_compiling() and isinstance(logger, _logging.Logger) and method != "exception"
+    # `logging.warning(...)`: the module's functions log to the root logger (after
+    # `basicConfig()` when it has no handler)
+    module = logger is _logging and (method in _LEVELS or method == "log")
+    if (_compiling() and (module or isinstance(logger, _logging.Logger)) and method != "exception"
             and all(k == "stacklevel" for k in kw)):
-        name = _logger_name(id(logger))
-        meta = [name, method, *_where(kw.get("stacklevel", 1))]
+        name = _logger_name(id(_logging.root if module else logger))
+        meta = [name, method, *_where(kw.get("stacklevel", 1)), "1" if module else "0"]
         if name and _emit("log", meta, args, cond if _deferred(cond) else _NO_COND):
             return None
     if cond is not _NO_COND and not cond:
         return None
-    if method in _STACKLEVEL and isinstance(logger, (_logging.Logger, _logging.LoggerAdapter)):
+    if method in _STACKLEVEL and (module or isinstance(logger, (_logging.Logger, _logging.LoggerAdapter))):
         kw["stacklevel"] = kw.get("stacklevel", 1) + 2  # skip this module's two frames
     return getattr(logger, method)(*_resolve_all(args), **kw)
 
