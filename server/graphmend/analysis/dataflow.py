@@ -1029,6 +1029,20 @@ class Env:
         return tf is not None and q not in TORCH_OBJECT_FUNCS and tf not in TORCH_DATA_BOOL \
             and tf not in TORCH_STATIC_FUNCS
 
+    def _tensor_items(self, e: ast.expr) -> bool:
+        """`e` is a list display, list comprehension or generator whose items are tensors."""
+        if isinstance(e, (ast.List, ast.Tuple)):
+            return bool(e.elts) and all(self.kind(x) is Kind.TENSOR for x in e.elts)
+        if isinstance(e, (ast.ListComp, ast.GeneratorExp)):
+            # the element is read where the comprehension's own names are not bound: a tensor
+            # only when it is one whatever they hold (`torch.sum(x * y)`)
+            return self._tensor_call(e.elt)
+        return False
+
+    def _tensor_call(self, e: ast.expr) -> bool:
+        """A call of a torch function that gives a tensor whatever its arguments are."""
+        return isinstance(e, ast.Call) and self._tensor_function(e.func) and not self.torch_fold(e)
+
     def torch_fold(self, e: ast.expr) -> bool:
         """`e` folds a sequence or pytree by a torch function: `functools.reduce(torch.add, xs)`."""
         return isinstance(e, ast.Call) and len(e.args) >= 2 and self.qualify(e.func) in REDUCERS \
@@ -1109,10 +1123,12 @@ class Env:
                 # builtin any/all iterate a tensor and take each item's truth (torchsurv's `if
                 # any(torch.isinf(nll)):`, realcode round 23): a jump on its values
                 return Kind.TENSOR
-            if q == "sum" and e.args and self.kind(e.args[0]) is Kind.TENSOR:
+            if q == "sum" and e.args and (self.kind(e.args[0]) is Kind.TENSOR or self._tensor_items(e.args[0])):
                 # builtin sum iterates a tensor and adds its items: a tensor (torchjd's `rank =
                 # sum(lambda_ > tol)`, then `if rank == 0:`, realcode round 26; measured: Dynamo
-                # traces the sum and breaks at the branch)
+                # traces the sum and breaks at the branch); so is a sum of tensors (pyhessian's
+                # `group_product` returns `sum([torch.sum(x * y) for (x, y) in zip(xs, ys)])`,
+                # then `.cpu().item()`, realcode round 31)
                 return Kind.TENSOR
             if q in PURE_BUILTINS:
                 args = [self.kind(a) for a in e.args] + [self.kind(k.value) for k in e.keywords]
@@ -1141,6 +1157,10 @@ class Env:
                 return Kind.TENSOR
             base = self.receiver_kind(func.value)
             if base is Kind.TENSOR:
+                if func.attr == "type" and (e.args or e.keywords):
+                    # `t.type(torch.bool)` casts: a tensor (pythae's `torch.ones_like(...).type(torch.bool)`,
+                    # realcode round 31); `t.type()` names the type, a str
+                    return Kind.TENSOR
                 if func.attr in STATIC_METHODS:
                     return Kind.STATIC
                 if func.attr in SCALAR_METHODS:

@@ -27,6 +27,7 @@ from graphmend.findings import Condition
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
                          "fatal", "log", "warning_once", "info_once", "warning_advice"})
 LOGGER_NAMES = frozenset({"logger", "_logger", "log", "LOGGER", "LOG", "_LOGGER", "_log"})
+HELD_LOGGER_NAMES = frozenset({"logger", "_logger", "LOGGER", "_LOGGER"})
 LSTSQ = "`torch.linalg.lstsq()`"  # GM402's detail; rules/unmendable.py declines it with its reason
 UNTRACEABLE = {
     "time.time": "time.time()", "time.perf_counter": "time.perf_counter()",
@@ -116,6 +117,25 @@ SIZE_FACTORIES = {
     "torch.bartlett_window": ((0,), ("window_length",), False),
     "torch.kaiser_window": ((0,), ("window_length",), False),
 }
+# tensor methods and the parameters they read as Python numbers (as SIZE_FACTORIES): a tensor
+# there breaks (GB0033, each measured on torch 2.13 with a 0-dim tensor from the data: `x.reshape(-1,
+# n)`, `x.view(n, -1)`, `x.new_zeros(n)`, `x.repeat(n, 1)`, `x.expand(n, -1, -1)`, `x.narrow(0, 0,
+# n)`, `x.reshape((-1, n))`), and so does a numpy value (pythae's `x.reshape(-1,
+# np.prod(self.input_dim))`, realcode round 31); `torch.tensor(6)` there does not
+SIZE_METHODS = {
+    "view": ((0,), ("size",), True), "reshape": ((0,), ("shape",), True), "expand": ((0,), ("size",), True),
+    "repeat": ((0,), ("repeats",), True), "tile": ((0,), ("dims",), True),
+    "new_zeros": ((0,), ("size",), True), "new_ones": ((0,), ("size",), True),
+    "new_empty": ((0,), ("size",), True), "new_full": ((0,), ("size",), False),
+    "narrow": ((1, 2), ("start", "length"), False), "unflatten": ((1,), ("sizes",), False),
+}
+# torch functions whose result Dynamo does not compute while tracing, even from Python numbers:
+# several elements, or random (FunctionWalker._constant_call)
+NOT_CONSTANT_FUNCS = frozenset({"tensor", "as_tensor", "ones_like", "zeros_like", "full_like", "empty_like",
+                                "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "multinomial",
+                                "poisson", "stack", "cat", "cartesian_prod", "meshgrid", "from_numpy"})
+CONSTANT_METHODS = frozenset({"long", "int", "float", "double", "half", "to", "floor", "ceil", "round", "trunc",
+                              "abs", "clone", "detach", "sqrt", "exp", "log", "neg"})
 NUMBER_TYPES = frozenset({"int", "float", "bool", "complex", "numbers.Number", "numbers.Integral",
                           "numbers.Real"})
 # isinstance(x, T) with these proves x a Python value Dynamo holds as a constant: numbers, and a
@@ -621,8 +641,7 @@ class FunctionWalker:
     def sizing_use(self, name: str, after: ast.stmt) -> Optional[tuple[str, int]]:
         """Where a local read from a tensor sizes one (`torch.zeros(n)`, `x.view(n, -1)`, `x[:n]`,
         `range(n)`), after its assignment: (source, line)."""
-        sizing = ("view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full",
-                  "narrow", "split", "unflatten")
+        sizing = (*SIZE_METHODS, "split")
         uses = lambda e: any(isinstance(n, ast.Name) and n.id == name for n in fast_walk(e))  # noqa: E731
         for n in fast_walk(self.fi.node):
             if getattr(n, "lineno", 0) <= after.lineno:
@@ -983,6 +1002,11 @@ class FunctionWalker:
                 if dd is not None:
                     self.add("GM201", node, test=dd, static_test=static, extracted=tr,
                              gb_id=_extraction_gb(tr))
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self.percent_of_tensor(node):
+                # `"%8.2e" % t` formats the tensor's value (GB0033, `%s`, `%d`, `%r` alike; an
+                # f-string does not break, measured on torch 2.13): torchsparsegradutils'
+                # `settings.logger.info("Initial residual = %8.2e" % residNorm0)`, realcode round 31
+                self.add("GM401", node, detail="`%`-formatting of a tensor", gb_id="GB0033")
             elif isinstance(node, ast.Subscript):
                 sl = node.slice
                 # a read `x[x > 0]` has a data-dependent shape; an assignment `y[m] = v` is an
@@ -1134,6 +1158,13 @@ class FunctionWalker:
             elif isinstance(e, ast.Name) and self._known_mask(e) and e.id != getattr(value, "id", None):
                 todo.append(self._mask_value(e.id))
         return False
+
+    def percent_of_tensor(self, e: ast.BinOp) -> bool:
+        """`"..." % v` of a string, `v` a tensor or a tuple holding one."""
+        if not (isinstance(e.left, ast.Constant) and isinstance(e.left.value, str)):
+            return False
+        values = e.right.elts if isinstance(e.right, ast.Tuple) else [e.right]
+        return any(self.env.kind(v) is Kind.TENSOR for v in values)
 
     def is_mask_expr(self, x: ast.expr) -> bool:
         """A boolean tensor here: a comparison of tensors, a mask name or attribute, such a mask
@@ -1313,6 +1344,23 @@ class FunctionWalker:
         if q in SIZE_FACTORIES and any(self.proven_tensor(a, c) and not self.constant_tensor(a)
                                        for a in _size_args(c, *SIZE_FACTORIES[q])):
             self.add("GM401", c, detail=f"`{q}()` with a tensor as a size or bound", gb_id="GB0033")
+            return
+        if isinstance(func, ast.Attribute) and func.attr in SIZE_METHODS and not q.startswith(("torch.", "numpy.")) \
+                and env.receiver_kind(func.value) is Kind.TENSOR and not env.is_submodule_call(func):
+            sizes = _size_args(c, *SIZE_METHODS[func.attr])
+            # not an item of a tuple a call returned (timesformer's `embeddings, num_frames,
+            # patch_width = self.patch_embeddings(pixel_values)`: the walk's tensor, may be ints)
+            if any(self.proven_tensor(a, c) and not self.constant_tensor(a)
+                   and not (isinstance(a, ast.Name) and a.id in env.tuple_items) for a in sizes):
+                self.add("GM401", c, detail=f"`.{func.attr}()` with a tensor as a size", gb_id="GB0033")
+                return
+            if any(self.numpy_value(a) for a in sizes):
+                self.add("GM401", c, detail=f"`.{func.attr}()` sized by a numpy array value (Dynamo traces numpy "
+                                            "as tensors)", gb_id="GB0033")
+                return
+        if q in SIZE_FACTORIES and any(self.numpy_value(a) for a in _size_args(c, *SIZE_FACTORIES[q])):
+            self.add("GM401", c, detail=f"`{q}()` sized by a numpy array value (Dynamo traces numpy as tensors)",
+                     gb_id="GB0033")
             return
         if q.startswith("torch."):
             name = q.split(".")[-1]
@@ -1638,12 +1686,37 @@ class FunctionWalker:
             return self.constant_tensor(e.operand, depth + 1)
         if self.env.constant_fold(e):
             return True
+        if isinstance(e, ast.Call) and self._constant_call(e, depth):
+            return True
         if not (isinstance(e, ast.Call) and e.args
                 and self.env.qualify(e.func) in ("torch.tensor", "torch.as_tensor")):
             return False
         v = e.args[0]
         return not isinstance(v, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Starred)) \
+            and not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "tuple", "sorted")) \
             and self.env.kind(v) is not Kind.TENSOR and not self.numpy_value(v)
+
+    def _constant_call(self, e: ast.Call, depth: int) -> bool:
+        """A torch function of Python numbers or constant tensors (longformer's
+        `torch.div(hidden_states.size(1), window_overlap * 2, rounding_mode="trunc")` as a size of
+        `.view()`), or a cast or elementwise method of a constant tensor (`torch.tensor(n).long()`):
+        a single value Dynamo computes while tracing (measured on torch 2.13). Not a factory of
+        several elements (`torch.arange(3).sum()` as a size breaks) nor a random one."""
+        args = [*e.args, *(k.value for k in e.keywords)]
+        if any(isinstance(a, ast.Starred) for a in args) or self.numpy_value(e):
+            return False
+        constant = lambda a: self.env.kind(a) is not Kind.TENSOR or self.constant_tensor(a, depth + 1)  # noqa: E731
+        q = self.env.qualify(e.func) or ""
+        if q.startswith("torch.") and q.count(".") == 1 and e.args and q not in SIZE_FACTORIES \
+                and q[len("torch."):] not in NOT_CONSTANT_FUNCS and self.env.kind(e) is Kind.TENSOR:
+            # at least one input known to be a Python number or a constant tensor: a value the walk
+            # does not know (omdet-turbo's `torch.max(classes_structure)`) may be a tensor of data
+            return all(constant(a) for a in args) and any(
+                self.env.kind(a) is Kind.STATIC or self.constant_tensor(a, depth + 1) for a in e.args)
+        f = e.func
+        return isinstance(f, ast.Attribute) and f.attr in CONSTANT_METHODS and not q \
+            and self.env.kind(f.value) is Kind.TENSOR and self.constant_tensor(f.value, depth + 1) \
+            and all(constant(a) for a in args)
 
     def numbers_at(self, node: ast.AST) -> set[str]:
         """Names an enclosing `if isinstance(name, <number type>):` body proves Python numbers at
@@ -1670,7 +1743,10 @@ class FunctionWalker:
                 return True
             return self.symbols.qualify(e) == "logging"
         if isinstance(e, ast.Attribute):
-            return e.attr in LOGGER_NAMES and isinstance(e.value, ast.Name) and e.value.id == "self"
+            # `self.logger`, and a logger held by any object (`settings.logger.info(...)`,
+            # torchsparsegradutils' solver settings, realcode round 31); not `x.log`, a method
+            return e.attr in LOGGER_NAMES and (isinstance(e.value, ast.Name) and e.value.id == "self"
+                                               or e.attr in HELD_LOGGER_NAMES)
         if isinstance(e, ast.Call):
             q = self.symbols.qualify(e.func) or ""
             return q.endswith(("getLogger", "get_logger"))
@@ -2021,8 +2097,14 @@ def boolean_expr(e: ast.expr, is_mask) -> bool:
         return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops)
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert):
         return boolean_expr(e.operand, is_mask)
-    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Mult)):
+        # a product of boolean tensors is a boolean tensor (pythae's `w[acc * stopping_mask]`,
+        # realcode round 31)
         return boolean_expr(e.left, is_mask) and boolean_expr(e.right, is_mask)
+    if isinstance(e, ast.Call) and _pad_call(e) and e.args:
+        # `F.pad(mask, [0, 1], value=1.0)` keeps the mask's dtype (torcheval's precision-recall
+        # `mask = F.pad(threshold.diff(dim=0) != 0, [0, 1], value=1.0)`, realcode round 31)
+        return boolean_expr(e.args[0], is_mask)
     if isinstance(e, (ast.Name, ast.Attribute)):
         return is_mask(e)
     if isinstance(e, ast.Subscript):
@@ -2057,14 +2139,22 @@ _BOOL_BUILDERS = frozenset({"ones", "zeros", "full", "empty", "ones_like", "zero
                             "tensor", "as_tensor"})
 
 
+def _pad_call(c: ast.Call) -> bool:
+    """`F.pad(...)`, `torch.nn.functional.pad(...)`, `nn.functional.pad(...)`."""
+    f = c.func
+    return isinstance(f, ast.Attribute) and f.attr == "pad" and (
+        isinstance(f.value, ast.Name) and f.value.id == "F"
+        or isinstance(f.value, ast.Attribute) and f.value.attr == "functional")
+
+
 def _bool_dtype(c: ast.Call) -> bool:
     """A tensor built or converted with dtype torch.bool: `torch.ones(..., dtype=torch.bool)`,
-    `x.to(torch.bool)`, `x.to(dtype=torch.bool)`."""
+    `x.to(torch.bool)`, `x.to(dtype=torch.bool)`, `x.type(torch.bool)`."""
     name = c.func.attr if isinstance(c.func, ast.Attribute) else getattr(c.func, "id", "")
     dtype = next((k.value for k in c.keywords if k.arg == "dtype"), None)
-    if name == "to" and dtype is None and len(c.args) == 1:
+    if name in ("to", "type") and dtype is None and len(c.args) == 1:
         dtype = c.args[0]
-    if dtype is None or name not in _BOOL_BUILDERS | {"to"}:
+    if dtype is None or name not in _BOOL_BUILDERS | {"to", "type"}:
         return False
     return isinstance(dtype, ast.Attribute) and dtype.attr == "bool" and isinstance(dtype.value, ast.Name) \
         and dtype.value.id == "torch"

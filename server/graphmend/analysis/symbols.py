@@ -590,7 +590,24 @@ def registered_name(c: ast.Call) -> Optional[str]:
         if isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
             return c.args[0].value
         return name_template(c.args[0])
+    if isinstance(f, ast.Attribute) and f.attr in STATE_ADDERS and isinstance(f.value, ast.Name) and f.value.id == "self" \
+            and c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str):
+        # a metric's state, which the base class sets on the instance: torchmetrics'
+        # `self.add_state("total", default=torch.tensor(0), ...)`, torcheval's
+        # `self._add_state("weighted_sum", torch.tensor(0.0))` (`setattr(self, name,
+        # deepcopy(default))`, realcode round 31); a tensor when its default is built as one (a
+        # list state, `default=[]`, is not)
+        default = c.args[1] if len(c.args) > 1 else next((k.value for k in c.keywords if k.arg == "default"), None)
+        if isinstance(default, ast.Call) and isinstance(default.func, ast.Attribute) \
+                and isinstance(default.func.value, ast.Name) and default.func.value.id == "torch" \
+                and default.func.attr in TENSOR_BUILDERS:
+            return c.args[0].value
     return None
+
+
+STATE_ADDERS = frozenset({"add_state", "_add_state"})
+TENSOR_BUILDERS = frozenset({"tensor", "as_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
+                             "full_like", "empty_like", "eye", "arange", "rand", "randn"})
 
 
 def name_template(e: ast.expr) -> Optional[str]:
