@@ -356,7 +356,7 @@ EXAMPLES = [
         "    log.debug(\"stats: %s %s\", {\"min\": x.min(), \"max\": x.max()}, tuple(x.shape))\n"
         "    print(f\"loss {loss.item():.3f}\", float(loss), x[:2].tolist(), \"mean %s\" % (x.mean(),))\n"
         "    return loss\n",
-        ["GM102", "GM401", "GM102", "GM101", "GM401", "GM401", "GM401"],
+        ["GM102", "GM401", "GM102", "GM101", "GM401", "GM401", "GM401", "GM401"],
         "import logging\nimport torch\nimport _graphmend_runtime as graphmend\n\nlog = logging.getLogger(__name__)\n\n"
         "@torch.compile\ndef f(x):\n    loss = x.sum()\n"
         "    graphmend.log(log, \"info\", \"loss %.4f\", graphmend.item(loss))\n"
