@@ -241,6 +241,16 @@ def _cause(gb: str | None, text: str | None) -> str:
     return ex.group(1)[:80] if ex else ""
 
 
+#: the codes GraphMend reports at the call that breaks (not at a line inside the callee)
+CALL_CODES = frozenset({"GM101", "GM102", "GM103", "GM403"})
+
+
+def _standard_library(path: str) -> bool:
+    """`path` is a module of Python's own library (not of an installed package)."""
+    p = path.replace(os.sep, "/")
+    return "/site-packages/" not in p and "/dist-packages/" not in p and re.search(r"/lib/python3\.\d+/", p) is not None
+
+
 def _inside(rel: str, packages: tuple[str, ...]) -> bool:
     return rel.startswith(tuple(p + "/" for p in packages))
 
@@ -267,14 +277,20 @@ def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> l
         s["count"] += 1
         s["records"].append((kind_of(r), r.get("reason")))
     # the package frames of the graph_breaks log's own records (the child's `log_breaks`), by the
-    # site, id and text Dynamo logged: a break inside the standard library a package calls
+    # site, id and text Dynamo logged: a break of a call GraphMend reports at the call (GM403's
+    # untraceable calls, print, logging, warnings) inside the standard library a package calls
     # (higher's `copy.deepcopy(other.param_groups)`, GB4198 at copy.py:153, realcode round 30)
-    # is that package's break at its call, as a backend record's stack makes it
+    # is that package's break at its call, as a backend record's stack makes it. Not a break in
+    # another package's code, torch's included (torchmin reaches torch/optim/lbfgs.py's
+    # `_strong_wolfe`, whose branches break: listed apart, as before)
     stacks: dict[tuple, tuple[str, int]] = {}
     for b in res.get("log_breaks") or []:
+        at = b.get("site") or {}
+        if not _standard_library(str(at.get("file", ""))) or \
+                (attribute(b.get("gb"), b.get("detail")) or "") not in CALL_CODES:
+            continue
         frames = [f for f in b.get("user_stack") or [] if f.get("line")
                   and _inside(_rel(f.get("file", ""), site), packages)]
-        at = b.get("site") or {}
         if frames:
             stacks.setdefault((at.get("file"), at.get("line"), b.get("gb"), b.get("detail")),
                               (_rel(frames[-1]["file"], site), frames[-1]["line"]))

@@ -152,6 +152,22 @@ def test_a_logged_break_inside_the_standard_library_is_the_package_call_site():
     assert [s["file"] for s in bench.break_sites(res, ("pkg",), Path("/sp"))] == []
 
 
+def test_a_logged_break_inside_another_package_stays_outside():
+    """torchmin (realcode rounds 13 and 31) calls torch/optim/lbfgs.py's `_strong_wolfe`, whose
+    data-dependent branches break inside torch: only the graph_breaks log names it, its stack
+    runs through torchmin/line_search.py:183. Not a break GraphMend reports at the call (nor can
+    mend in torch): listed apart, never a miss."""
+    lbfgs = "/usr/lib/python3.11/site-packages/torch/optim/lbfgs.py"
+    jump = "Data-dependent branching\n  Explanation: Detected data-dependent branching"
+    res = {"break_reasons": [], "explain": {"break_reasons": []},
+           "graph_break_log": [{"file": lbfgs, "line": 47, "gb": "GB0170", "reason": "Graph break", "detail": jump}],
+           "log_breaks": [{"site": {"file": lbfgs, "line": 47}, "gb": "GB0170", "detail": jump, "summary": "Graph break",
+                           "user_stack": [{"file": "/sp/pkg/line_search.py", "line": 183},
+                                          {"file": lbfgs, "line": 47}]}]}
+    r = _bench().evaluate({**res, "ok": True}, None, [], ("pkg",), Path("/sp"))
+    assert (r["named_sites"], r["misses"]) == (0, [])
+
+
 SRC = '''def f(x):
     x = x + 1
     try:
