@@ -73,3 +73,41 @@ def test_reducers(case, findings, tmp_path):
     mod = load_module(SOURCE, tmp_path, "reducers_" + case.replace("-", "_"))
     broke = logged_break_lines(mod.run, case, torch.ones(2, 3), path=mod.__file__)
     assert_case_breaks(SOURCE, case, findings, ("if case ==", "    return x\\n"), broke)
+
+
+TREE = '''\
+import functools
+from typing import Dict, Union
+
+import torch
+from torch.utils._pytree import tree_leaves
+
+TensorTree = Dict[str, torch.Tensor]
+
+
+def tree_size(tree) -> int:
+    return functools.reduce(torch.add, [torch.as_tensor(x).numel() for x in tree_leaves(tree)])
+
+
+def sample(mean: TensorTree, sd: Union[float, TensorTree] = 1.0):
+    if tree_size(sd) == 1:  # sd
+        return {k: v * 2 for k, v in mean.items()}
+    return {k: v * sd[k] for k, v in mean.items()}
+'''
+
+
+def test_a_number_or_tree_parameter_names_its_condition_as_not_a_number(tmp_path):
+    """posteriors' `diag_normal_sample(mean, sd_diag: float | TensorTree)`: `if tree_size(sd_diag)
+    == 1:` breaks when `sd_diag` is a tree of several tensors, not when it is a number, nor when it
+    is a single tensor: the condition is "`sd_diag` is not a number" ("is a tensor" was wrong both
+    ways). Measured: a float traces into one graph, a dict of two tensors breaks."""
+    found = [f for f in analyze_source(TREE, "tree.py", Settings(scope="module")).findings
+             if f.span.start.line == next(i for i, line in enumerate(TREE.splitlines(), 1) if "# sd" in line)]
+    assert [f.code for f in found] == ["GM201"]
+    assert found[0].condition is not None and found[0].condition.text == "`sd` is not a number"
+    mod = load_module(TREE, tmp_path, "tree")
+    mean = {"a": torch.ones(2), "b": torch.ones(3)}
+    sd_line = {i for i, line in enumerate(TREE.splitlines(), 1) if "# sd" in line}
+    assert logged_break_lines(mod.sample, mean, 1.0, path=mod.__file__) & sd_line == set()
+    assert logged_break_lines(mod.sample, mean, {"a": torch.ones(2), "b": torch.ones(3)},
+                              path=mod.__file__) & sd_line == sd_line

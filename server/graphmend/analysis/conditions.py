@@ -335,6 +335,10 @@ def _value_text(e: ast.expr, pol: bool) -> str:
         return " or ".join(f"`{v.args[0].id}`" for v in e.values) + " is a tensor"
     if _is_tensor_test(e):
         return f"`{e.args[0].id}` is {'' if pol else 'not '}a tensor"
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not) and _is_number_test(e.operand):
+        return f"`{e.operand.args[0].id}` is {'not ' if pol else ''}a number"
+    if _is_number_test(e):
+        return f"`{e.args[0].id}` is {'' if pol else 'not '}a number"
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1:
         return f"`{ast.unparse(e)}` is {'nonzero' if pol else '0'}"
     if isinstance(e, ast.Compare) and not pol and len(e.ops) == 1:
@@ -342,6 +346,12 @@ def _value_text(e: ast.expr, pol: bool) -> str:
                ast.Is: "is not", ast.IsNot: "is", ast.In: "not in", ast.NotIn: "in"}[type(e.ops[0])]
         return f"`{ast.unparse(e.left)} {neg} {ast.unparse(e.comparators[0])}`"
     return f"`{ast.unparse(e)}`" if pol else f"not `{ast.unparse(e)}`"
+
+
+def _is_number_test(e: ast.expr) -> bool:
+    """`isinstance(x, (int, float))`."""
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "isinstance" \
+        and len(e.args) == 2 and isinstance(e.args[0], ast.Name) and ast.unparse(e.args[1]) == "(int, float)"
 
 
 def _is_tensor_test(e: ast.expr) -> bool:

@@ -340,6 +340,23 @@ def number_or_tensor(fn: ast.AST) -> set[str]:
     return out
 
 
+def trees_or_numbers(fn: ast.AST) -> frozenset:
+    """The parameters of number_or_tensor whose tensor member is not a tensor type itself but a
+    container or tree of tensors (posteriors' `sd_diag: float | TensorTree`): what breaks for them
+    needs them not to be a number, not to be a tensor. Cached on the function's node."""
+    held = fn.__dict__.get("_trees_or_numbers")
+    if held is None:
+        out = set()
+        for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]:
+            if a.annotation is not None and _mentions_tensor(a.annotation):
+                members = _union_members(a.annotation)
+                tensors = [m for m in members if "Tensor" in _source(m) and "[" not in _source(m)]
+                if tensors and not any(annotation_kind(m) is Kind.TENSOR for m in tensors):
+                    out.add(a.arg)
+        held = fn.__dict__["_trees_or_numbers"] = frozenset(out)
+    return held
+
+
 def _union_members(ann: ast.expr) -> list[ast.expr]:
     """`A | B`, `Union[A, B]`, `Optional[A]` (also quoted): their members, flattened."""
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):

@@ -15,7 +15,7 @@ from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
 from graphmend.analysis.numpy_attrs import class_attr_is_array
 from graphmend.analysis.dataflow import (Env, Kind, cast_value, compiling_guard, container_of_tensors,
-                                         docstring_bool_tensors, imports, zipped)
+                                         docstring_bool_tensors, imports, trees_or_numbers, zipped)
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
@@ -329,7 +329,8 @@ class FunctionWalker:
                 return None  # a tensor held by the module
         if not names:
             return None
-        tests = [_is_tensor_test(x) for x in names]
+        trees = trees_or_numbers(self.fi.node)
+        tests = [_not_number_test(x) if x in trees else _is_tensor_test(x) for x in names]
         return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
 
     # --- statements --------------------------------------------------------------------------
@@ -2070,6 +2071,14 @@ def always_exits(body: list[ast.stmt]) -> bool:
     if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
         return True
     return isinstance(last, ast.If) and always_exits(last.body) and always_exits(last.orelse)
+
+
+def _not_number_test(name: str) -> ast.expr:
+    """`not isinstance(name, (int, float))`: the value condition of a break that needs a parameter
+    annotated a number or a tree of tensors to be the tree (conditions.name_condition says "`name`
+    is not a number")."""
+    return ast.UnaryOp(ast.Not(), ast.Call(ast.Name("isinstance"), [
+        ast.Name(name), ast.Tuple([ast.Name("int"), ast.Name("float")], ast.Load())], []))
 
 
 def _is_tensor_test(name: str) -> ast.expr:
