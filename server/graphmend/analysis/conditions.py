@@ -335,8 +335,6 @@ def _value_text(e: ast.expr, pol: bool) -> str:
         return " or ".join(f"`{v.args[0].id}`" for v in e.values) + " is a tensor"
     if _is_tensor_test(e):
         return f"`{e.args[0].id}` is {'' if pol else 'not '}a tensor"
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not) and _is_number_test(e.operand):
-        return f"`{e.operand.args[0].id}` is {'not ' if pol else ''}a number"
     if _is_number_test(e):
         return f"`{e.args[0].id}` is {'' if pol else 'not '}a number"
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1:

@@ -327,11 +327,11 @@ def number_or_tensor(fn: ast.AST) -> set[str]:
     args = fn.args
     for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
         if a.annotation is not None and _mentions_tensor(a.annotation):  # before unparsing it
-            members = [_source(m) for m in _union_members(a.annotation)]
+            members = _union_members(a.annotation)
             # a tensor among the union's own members, and a number (or numbers: `Tuple[float,
             # float]`) among the others: `Mapping[int, float | Tensor]` is a mapping (botorch)
-            tensors = [m for m in members if "Tensor" in m and "[" not in m]
-            if tensors and any(_NUMBER_WORDS.search(m) for m in members if m not in tensors):
+            tensors = _tensor_members(members)
+            if tensors and any(_NUMBER_WORDS.search(_source(m)) for m in members if m not in tensors):
                 out.add(a.arg)
     body = fn.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
@@ -349,12 +349,17 @@ def trees_or_numbers(fn: ast.AST) -> frozenset:
         out = set()
         for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]:
             if a.annotation is not None and _mentions_tensor(a.annotation):
-                members = _union_members(a.annotation)
-                tensors = [m for m in members if "Tensor" in _source(m) and "[" not in _source(m)]
+                tensors = _tensor_members(_union_members(a.annotation))
                 if tensors and not any(annotation_kind(m) is Kind.TENSOR for m in tensors):
                     out.add(a.arg)
         held = fn.__dict__["_trees_or_numbers"] = frozenset(out)
     return held
+
+
+def _tensor_members(members: list[ast.expr]) -> list[ast.expr]:
+    """The members of a union that name a tensor type, or a tree of tensors by a name of its own
+    (`Tensor`, `TensorTree`), not a container of them (`List[Tensor]`)."""
+    return [m for m in members if "Tensor" in (text := _source(m)) and "[" not in text]
 
 
 def _union_members(ann: ast.expr) -> list[ast.expr]:
@@ -553,7 +558,7 @@ class Env:
             return True
         return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
 
-    def _python_container(self, value: Optional[ast.expr]) -> bool:
+    def python_container(self, value: Optional[ast.expr]) -> bool:
         """`list(...)`, `tuple(...)`, `[...]`, `{...}`: never a tensor, whatever the name is used
         for elsewhere (pyro's `site_batch_shape = list(...)`, later a torch.Size whose
         `.numel()` is no evidence of this binding)."""
@@ -575,7 +580,7 @@ class Env:
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.locals \
                     and value.func.id in record_types(self.symbols):
                 self.records[target.id] = value.func.id  # `state = _State(y, t)`
-            if kind is Kind.UNKNOWN and target.id in self.evidence and not self._python_container(value) \
+            if kind is Kind.UNKNOWN and target.id in self.evidence and not self.python_container(value) \
                     and self._evidence_reaches(target.id, value):
                 kind = Kind.TENSOR  # used like a tensor elsewhere in the function (x.view(...))
             self.kinds[target.id] = kind
@@ -1052,13 +1057,9 @@ class Env:
             return bool(e.elts) and all(self.kind(x) is Kind.TENSOR for x in e.elts)
         if isinstance(e, (ast.ListComp, ast.GeneratorExp)):
             # the element is read where the comprehension's own names are not bound: a tensor
-            # only when it is one whatever they hold (`torch.sum(x * y)`)
-            return self._tensor_call(e.elt)
+            # only when a torch call gives one whatever they hold (`torch.sum(x * y)`)
+            return isinstance(e.elt, ast.Call) and self._tensor_function(e.elt.func)
         return False
-
-    def _tensor_call(self, e: ast.expr) -> bool:
-        """A call of a torch function that gives a tensor whatever its arguments are."""
-        return isinstance(e, ast.Call) and self._tensor_function(e.func) and not self.torch_fold(e)
 
     def torch_fold(self, e: ast.expr) -> bool:
         """`e` folds a sequence or pytree by a torch function: `functools.reduce(torch.add, xs)`."""

@@ -1342,26 +1342,15 @@ class FunctionWalker:
         if q in ("int", "float", "bool") and len(c.args) == 1 and env.kind(c.args[0]) is Kind.TENSOR:
             self.add("GM401", c, detail=f"`{q}()` of a tensor")
             return
-        if q in SIZE_FACTORIES and any(self.proven_tensor(a, c) and not self.constant_tensor(a)
-                                       for a in _size_args(c, *SIZE_FACTORIES[q])):
-            self.add("GM401", c, detail=f"`{q}()` with a tensor as a size or bound", gb_id="GB0033")
-            return
-        if isinstance(func, ast.Attribute) and func.attr in SIZE_METHODS and not q.startswith(("torch.", "numpy.")) \
+        spec = None
+        if q in SIZE_FACTORIES:
+            what, spec, bound, methods = f"`{q}()`", SIZE_FACTORIES[q], " or bound", False
+        elif isinstance(func, ast.Attribute) and func.attr in SIZE_METHODS and not q.startswith(("torch.", "numpy.")) \
                 and env.receiver_kind(func.value) is Kind.TENSOR and not env.is_submodule_call(func):
-            sizes = _size_args(c, *SIZE_METHODS[func.attr])
-            # not an item of a tuple a call returned (timesformer's `embeddings, num_frames,
-            # patch_width = self.patch_embeddings(pixel_values)`: the walk's tensor, may be ints)
-            if any(self.proven_tensor(a, c) and not self.constant_tensor(a)
-                   and not (isinstance(a, ast.Name) and a.id in env.tuple_items) for a in sizes):
-                self.add("GM401", c, detail=f"`.{func.attr}()` with a tensor as a size", gb_id="GB0033")
-                return
-            if any(self.numpy_value(a) for a in sizes):
-                self.add("GM401", c, detail=f"`.{func.attr}()` sized by a numpy array value (Dynamo traces numpy "
-                                            "as tensors)", gb_id="GB0033")
-                return
-        if q in SIZE_FACTORIES and any(self.numpy_value(a) for a in _size_args(c, *SIZE_FACTORIES[q])):
-            self.add("GM401", c, detail=f"`{q}()` sized by a numpy array value (Dynamo traces numpy as tensors)",
-                     gb_id="GB0033")
+            what, spec, bound, methods = f"`.{func.attr}()`", SIZE_METHODS[func.attr], "", True
+        if spec is not None and (read := self.size_read(c, _size_args(c, *spec), methods)) is not None:
+            self.add("GM401", c, gb_id="GB0033", detail=f"{what} with a tensor as a size{bound}" if read == "tensor"
+                     else f"{what} sized by a numpy array value (Dynamo traces numpy as tensors)")
             return
         if q.startswith("torch."):
             name = q.split(".")[-1]
@@ -1693,9 +1682,19 @@ class FunctionWalker:
                 and self.env.qualify(e.func) in ("torch.tensor", "torch.as_tensor")):
             return False
         v = e.args[0]
-        return not isinstance(v, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Starred)) \
-            and not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "tuple", "sorted")) \
+        return not self.env.python_container(v) and not isinstance(v, (ast.GeneratorExp, ast.Starred)) \
             and self.env.kind(v) is not Kind.TENSOR and not self.numpy_value(v)
+
+    def size_read(self, c: ast.Call, sizes: list[ast.expr], methods: bool) -> Optional[str]:
+        """How a size argument of `c` reads a value into Python while Dynamo traces: "tensor" (a
+        tensor not known to be constant), "numpy" (a numpy value: Dynamo traces numpy as tensors),
+        or None. `methods`: a tensor method's sizes, where an item of a tuple a call returned is
+        not taken for a tensor (timesformer's `embeddings, num_frames, patch_width =
+        self.patch_embeddings(pixel_values)`: the walk's tensor, may be ints)."""
+        if any(self.proven_tensor(a, c) and not self.constant_tensor(a)
+               and not (methods and isinstance(a, ast.Name) and a.id in self.env.tuple_items) for a in sizes):
+            return "tensor"
+        return "numpy" if any(self.numpy_value(a) for a in sizes) else None
 
     def _constant_call(self, e: ast.Call, depth: int) -> bool:
         """A torch function of Python numbers or constant tensors (longformer's
@@ -1706,18 +1705,26 @@ class FunctionWalker:
         args = [*e.args, *(k.value for k in e.keywords)]
         if any(isinstance(a, ast.Starred) for a in args) or self.numpy_value(e):
             return False
-        constant = lambda a: self.env.kind(a) is not Kind.TENSOR or self.constant_tensor(a, depth + 1)  # noqa: E731
         q = self.env.qualify(e.func) or ""
-        if q.startswith("torch.") and q.count(".") == 1 and e.args and q not in SIZE_FACTORIES \
-                and q[len("torch."):] not in NOT_CONSTANT_FUNCS and self.env.kind(e) is Kind.TENSOR:
-            # at least one input known to be a Python number or a constant tensor: a value the walk
-            # does not know (omdet-turbo's `torch.max(classes_structure)`) may be a tensor of data
-            return all(constant(a) for a in args) and any(
-                self.env.kind(a) is Kind.STATIC or self.constant_tensor(a, depth + 1) for a in e.args)
         f = e.func
-        return isinstance(f, ast.Attribute) and f.attr in CONSTANT_METHODS and not q \
-            and self.env.kind(f.value) is Kind.TENSOR and self.constant_tensor(f.value, depth + 1) \
-            and all(constant(a) for a in args)
+        function = q.startswith("torch.") and q.count(".") == 1 and bool(e.args) and q not in SIZE_FACTORIES \
+            and q[len("torch."):] not in NOT_CONSTANT_FUNCS and self.env.kind(e) is Kind.TENSOR
+        if not function and not (isinstance(f, ast.Attribute) and f.attr in CONSTANT_METHODS and not q
+                                 and self.env.kind(f.value) is Kind.TENSOR and self.constant_tensor(f.value, depth + 1)):
+            return False
+        # per input: "number" (a Python value), "constant" (a constant tensor), None (a value the
+        # walk does not know), False (a tensor not known to be constant)
+        known = []
+        for a in args:
+            k = self.env.kind(a)
+            known.append("number" if k is Kind.STATIC else None if k is not Kind.TENSOR
+                         else "constant" if self.constant_tensor(a, depth + 1) else False)
+            if known[-1] is False:
+                return False
+        # a torch function needs at least one input known to be a Python number or a constant
+        # tensor: a value the walk does not know (omdet-turbo's `torch.max(classes_structure)`)
+        # may be a tensor of data
+        return not function or any(known[:len(e.args)])
 
     def numbers_at(self, node: ast.AST) -> set[str]:
         """Names an enclosing `if isinstance(name, <number type>):` body proves Python numbers at
