@@ -610,6 +610,16 @@ class Env:
                     # unpacking a tensor (split/chunk/...) gives tensors; anything else: unknown
                     self.bind(t, Kind.TENSOR if kind is Kind.TENSOR or (elts is not None and elts[i] is Kind.TENSOR)
                               else (Kind.STATIC if kind is Kind.STATIC else Kind.UNKNOWN))
+            if vals is None and kind is not Kind.STATIC and isinstance(value, ast.Call):
+                # an item some `return`s give as a tensor and others as something else (xitorch's
+                # Armijo search returns `alpha0`, an int, or a tensor step, realcode round 29):
+                # a tensor where it is one, named so (`s` is a tensor)
+                found = self.callee(value)
+                for i in mixed_elements(found[1], found[0], len(target.elts)) if found is not None else ():
+                    t = target.elts[i]
+                    if isinstance(t, ast.Name) and self.kinds.get(t.id) is not Kind.TENSOR:
+                        self.kinds[t.id] = Kind.TENSOR
+                        self.number_or_tensor.add(t.id)
             if vals is None and isinstance(value, ast.Call):
                 # the items the callee's annotation declares lists of tensors (torch-interpol's
                 # `weights, _, _, coords, signs = get_weights(...)`, `-> Tuple[List[List[Tensor]],
@@ -1416,8 +1426,27 @@ def _annotated_containers(ann: Optional[ast.expr], n: int) -> tuple:
     return tuple(container_of_tensors(a) for a in args) if len(args) == n else ()
 
 
+def mixed_elements(fi: FunctionInfo, sym: Symbols, n: int) -> tuple:
+    """The indexes of the items that some `return` of `fi` (each a tuple display of `n` items)
+    gives as a tensor and another as anything else: a tensor on some paths only."""
+    rows = _element_rows(fi, sym)
+    if not rows or not all(r is not None and len(r) == n for r in rows):
+        return ()
+    return tuple(i for i in range(n) if any(r[i] is Kind.TENSOR for r in rows)
+                 and not all(r[i] is Kind.TENSOR for r in rows))
+
+
 def _body_elements(fi: FunctionInfo, sym: Symbols, n: int) -> Optional[tuple]:
-    """return_elements from the `return` statements of the body. Cached per file version, like
+    """return_elements from the `return` statements of the body."""
+    rows = _element_rows(fi, sym)
+    if not rows or not all(r is not None and len(r) == n for r in rows):
+        return None
+    return tuple(Kind.TENSOR if all(r[i] is Kind.TENSOR for r in rows) else Kind.UNKNOWN for i in range(n))
+
+
+def _element_rows(fi: FunctionInfo, sym: Symbols) -> Optional[list]:
+    """Per `return` of `fi`, the kinds of the items of the tuple display it returns (None for
+    a return of anything else); None when nothing is known. Cached per file version, like
     return_kinds."""
     cache = sym.__dict__.setdefault("return_elements_cache", {})  # qualname -> each return's items
     if fi.qualname in cache:
@@ -1428,9 +1457,7 @@ def _body_elements(fi: FunctionInfo, sym: Symbols, n: int) -> Optional[tuple]:
         if not _guarded((id(sym), "elements", fi.qualname), lambda: _return_kinds(fi, sym, elements=rows), ()):
             rows = None  # nothing known (in a recursion, the outer evaluation overwrites this)
         cache[fi.qualname] = rows
-    if not rows or not all(r is not None and len(r) == n for r in rows):
-        return None
-    return tuple(Kind.TENSOR if all(r[i] is Kind.TENSOR for r in rows) else Kind.UNKNOWN for i in range(n))
+    return rows
 
 
 def init_holds_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:

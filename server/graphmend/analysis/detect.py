@@ -167,6 +167,9 @@ class Site:
     # names whose truth the condition tests and which may be None there (`if predicted_variance`
     # after `predicted_variance = None` on another path): no tensor condition keeps that test
     maybe_none: tuple[str, ...] = ()
+    # the tensors the condition reads, each of which may be a Python number instead (the break's
+    # condition names them): the tensor ops of a mend do not take a number
+    maybe_number: tuple[str, ...] = ()
     # array backend namespaces of the function (`nx = get_backend(...)`, dataflow.Env.backends):
     # its arrays may be numpy's, which torch.where / torch.cond do not take
     backends: tuple[str, ...] = ()
@@ -237,6 +240,9 @@ class FunctionWalker:
         self._computed_attrs: set[str] = set()
         self._shadowed: set[int] = set()  # id() of loads of any other comprehension target
         self._narrowed: dict[str, str] = {}  # name -> class, in the body of `if isinstance(name, C):`
+        # names a test proves tensors where the walk is (the body of `if isinstance(x, Tensor) and
+        # ...:`): what may be a number elsewhere (Env.number_or_tensor) is a tensor here
+        self._proven: frozenset = frozenset()
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
         self.path: list[tuple[ast.expr, bool]] = []  # (test, truth) of the ifs around the statement
         self.guard_names: dict[str, bool] = {}  # locals bound to a compile-time test, by value under Dynamo
@@ -277,9 +283,10 @@ class FunctionWalker:
         values = values + [(e, pol) for e, pol in short + [(t, True) for t in kw.get("static_test", ())]
                            if numeric_comparison(e) and self.env.kind(e) < Kind.DATA]
         values += [(e, pol) for e, pol in arms if _grad_flag(e) and self.env.kind(e) < Kind.DATA]
-        either = self.tensor_or_number(kw.get("test") if kw.get("test") is not None else node)
+        either, names = self.tensor_or_number(kw.get("test") if kw.get("test") is not None else node)
         if either is not None:
             values.append((either, True))
+            kw["maybe_number"] = names
         if code in ("GM201", "GM301") and kw.get("test") is not None:
             maybe = [n for n in _truth_names(kw["test"]) if n in self.maybe_none_names()
                      and self.env.kinds.get(n) is Kind.TENSOR]
@@ -310,28 +317,29 @@ class FunctionWalker:
             self._maybe_none = out
         return self._maybe_none
 
-    def tensor_or_number(self, e: ast.AST) -> Optional[ast.expr]:
-        """When every tensor name `e` reads is a parameter that may also be a Python number
-        (`t0: Union[float, Tensor]`, documented `(float or Tensor)`), the break needs one of them
-        to be a tensor: `isinstance(t0, torch.Tensor) or ...`, as one expression; else None."""
+    def tensor_or_number(self, e: ast.AST) -> tuple[Optional[ast.expr], tuple[str, ...]]:
+        """When every tensor name `e` reads may also be a Python number (a parameter typed
+        `t0: Union[float, Tensor]` or documented `(float or Tensor)`; an item of a call some of whose
+        returns give a tensor there, Env.bind), the break needs one of them to be a tensor:
+        (`isinstance(t0, torch.Tensor) or ...` as one expression, the names); else (None, ())."""
         either = self.env.number_or_tensor
         if not either or isinstance(e, (ast.If, ast.While)):
-            return None
+            return None, ()
         names = []
         for n in fast_walk(e):
             if isinstance(n, ast.Name) and self.env.kind(n) is Kind.TENSOR:
-                if n.id not in either:
-                    return None
+                if n.id not in either or n.id in self._proven:
+                    return None, ()
                 if n.id not in names:
                     names.append(n.id)
             elif isinstance(n, ast.Attribute) and self.env.kind(n) is Kind.TENSOR \
                     and isinstance(n.value, ast.Name) and n.value.id == "self":
-                return None  # a tensor held by the module
+                return None, ()  # a tensor held by the module
         if not names:
-            return None
+            return None, ()
         trees = trees_or_numbers(self.fi.node)
         tests = [_not_number_test(x) if x in trees else _is_tensor_test(x) for x in names]
-        return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
+        return (tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)), tuple(names)
 
     # --- statements --------------------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> None:
@@ -669,6 +677,7 @@ class FunctionWalker:
         self.cond(s, s.test)
         static_test = self.env.kind(s.test) is Kind.STATIC
         before = dict(self.env.kinds)
+        either_before = set(self.env.number_or_tensor)
         facts_before = self.facts
         self.facts = facts_before.copy()
         self.path.append((s.test, True))
@@ -679,6 +688,11 @@ class FunctionWalker:
         none_tensor = _any_tensor_tests(s.test, self.symbols)
         for name in is_tensor:
             self.env.kinds[name] = Kind.TENSOR  # `if torch.is_tensor(x):` / `isinstance(x, Tensor)`
+        proven_before = self._proven
+        # a tensor in the body, whatever else it may be elsewhere (also a conjunct's: `if
+        # isinstance(other, Tensor) and other.numel() <= 1:`)
+        self._proven = proven_before.union(*(_tensor_tests(v, self.symbols)[0] for v in (
+            s.test.values if isinstance(s.test, ast.BoolOp) and isinstance(s.test.op, ast.And) else [s.test])))
         for name in not_tensor:
             if self.env.kinds.get(name) is Kind.TENSOR:
                 self.env.kinds[name] = Kind.UNKNOWN
@@ -703,6 +717,7 @@ class FunctionWalker:
         self.path[-1] = (s.test, False)
         after_body, facts_body = self.env.kinds, self.facts
         self.env.kinds, self.facts = dict(before), facts_before.copy()
+        either_body, self.env.number_or_tensor = self.env.number_or_tensor, either_before
         # the else side does not see the body's arrays (POT's `if m is None: m = np.min(...)` then
         # `elif m < 0:`, a number there); after the if, a name either side made an array may be one
         numpy_body, self._numpy_names = self._numpy_names, numpy_before
@@ -714,8 +729,10 @@ class FunctionWalker:
                 self.env.kinds[name] = Kind.UNKNOWN
         for name in not_tensor:
             self.env.kinds[name] = Kind.TENSOR
+        self._proven = proven_before.union(not_tensor)
         self.assume_none(none_else)
         self.block(s.orelse)
+        self._proven = proven_before
         for name in numpy_body ^ self._numpy_names:  # an array on one side only: named with the test
             # (the first such test kept: `if dim is None: dim = np.arange(...)`, then `if not
             # hasattr(dim, "__len__"): dim = [dim]` rebinding it on one side again)
@@ -723,6 +740,17 @@ class FunctionWalker:
                 s.test, name in numpy_body)
         self._numpy_names |= numpy_body
         body_exits, else_exits = always_exits(s.body), always_exits(s.orelse)
+        # a name a tensor or a number on one side that goes on is one after the if, unless the
+        # other side made it a tensor (xitorch's `if s is None: s = 1.0` after `s, phi1 =
+        # search(...)`, `s` a tensor on some paths; not botorch's `if type(eta) is not Tensor:
+        # eta = torch.full(...)`)
+        sides = [(either_body, after_body)] if else_exits and not body_exits else \
+            [(self.env.number_or_tensor, self.env.kinds)] if body_exits and not else_exits else \
+            [(either_body, after_body), (self.env.number_or_tensor, self.env.kinds)]
+        either = set().union(*(names for names, _ in sides))
+        for names, kinds in sides:
+            either -= {n for n in either if n not in names and kinds.get(n) is Kind.TENSOR}
+        self.env.number_or_tensor = either
         if body_exits != else_exits:  # only the side that runs on reaches what follows
             self._computed_attrs = set(self._computed_attrs if body_exits else attrs_body)
         else:

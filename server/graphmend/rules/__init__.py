@@ -50,6 +50,11 @@ def judge(site: Site, symbols: Symbols, lines, text: str) -> Finding:
         names = ", ".join(f"`{n}`" for n in site.maybe_none)
         verdict = Verdict.decline(f"{names} may be None here (set to None on another path, or by default): the "
                                   f"condition then tests whether it is None, which no tensor condition keeps")
+    if site.maybe_number and site.code not in ("GM101", "GM102", "GM103", "GM301") \
+            and verdict.applicability is not Applicability.NONE:
+        names = ", ".join(f"`{n}`" for n in site.maybe_number)
+        verdict = Verdict.decline(f"{names} may be a Python number here (a tensor only on some paths or for some "
+                                  "arguments): the tensor ops of the mend do not take a number")
     if verdict.applicability is not Applicability.NONE and _scripted(site.func, symbols):
         verdict = Verdict.decline("the function is compiled by TorchScript (`@torch.jit.script`), which cannot "
                                   "compile the mend (graphmend's helpers take *args; torch.cond is not scriptable)")
