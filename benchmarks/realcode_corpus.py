@@ -81,6 +81,8 @@ REQUIREMENTS = [
     # round 31
     "pyhessian==0.1", "geotorch==0.4.0", "torchsparsegradutils==0.2.7", "torcheval==0.0.7",
     "pythae==0.1.2",
+    # round 32 (poutyne pulls torchmetrics and lightning-utilities, lampe zuko and h5py)
+    "torchstain==1.4.1", "lampe==0.9.0", "torch-lr-finder==0.2.2", "poutyne==1.19.0",
 ]
 
 
@@ -7149,6 +7151,240 @@ def _pythae_vamp_svae_loss():
     return cfg, losses, {"x": torch.rand(4, 1, 8, 8, generator=g)}
 
 
+# round 32: torchstain 1.4.1, lampe 0.9.0, torch-lr-finder 0.2.2 and poutyne 1.19.0,
+# code nobody tuned on, measured before anything was changed for it
+
+
+def _torchstain_images(n, seed=1):
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    # H&E-like tiles: pinkish-purple stain over a light background, uint8 [3, 16, 16]
+    base = torch.tensor([200.0, 120.0, 190.0]).view(3, 1, 1)
+    return [(base + 40 * torch.randn(3, 16, 16, generator=g)).clamp(20, 250).to(torch.uint8) for _ in range(n)]
+
+
+def _torchstain_macenko():
+    """torchstain's Macenko stain normalisation as its README runs it on H&E tiles: a
+    `TorchMacenkoNormalizer` fit to a 16x16 target tile (optical density, transparent pixels
+    removed by a boolean mask, `eigh` of the covariance, percentile angles by `kthvalue`,
+    `lstsq` concentrations), `normalize` of a source tile with the H and E stain images, then a
+    `TorchMacenkoAugmentor` fit to the source and `augment`ed (its concentrations scaled and
+    shifted by `torch.rand` draws of sigma 0.2, seeded first); in a user function."""
+    import torch
+    from torchstain.torch.augmentors import TorchMacenkoAugmentor
+    from torchstain.torch.normalizers import TorchMacenkoNormalizer
+
+    cfg = dict(tile=(3, 16, 16), Io=240, alpha=1, beta=0.15, sigma=(0.2, 0.2))
+    norm, aug = TorchMacenkoNormalizer(), TorchMacenkoAugmentor(sigma1=0.2, sigma2=0.2)
+
+    def run(target, source):
+        norm.fit(target)
+        inorm, h, e = norm.normalize(source, stains=True)
+        aug.fit(source)
+        torch.manual_seed(0)
+        out = aug.augment()
+        return inorm, h, e, norm.HERef, norm.maxCRef, out
+    target, source = _torchstain_images(2)
+    return cfg, run, {"target": target, "source": source}
+
+
+def _torchstain_reinhard_multi():
+    """torchstain's Reinhard normalisation (LAB colour statistics: `rgb2lab`/`lab2rgb` through
+    masked `masked_scatter_`, per-channel mean and std) fit to a target tile and applied to a
+    source with the plain and the "modified" method, and the multi-target Macenko normaliser
+    (`TorchMultiMacenkoNormalizer`, "avg-post": the stain matrices of 2 targets averaged) fit
+    and applied; in a user function."""
+    from torchstain.torch.normalizers import TorchMultiMacenkoNormalizer, TorchReinhardNormalizer
+
+    cfg = dict(tile=(3, 16, 16), reinhard=(None, "modified"), multi="avg-post", targets=2)
+    rh, rm, mm = TorchReinhardNormalizer(), TorchReinhardNormalizer(method="modified"), \
+        TorchMultiMacenkoNormalizer(norm_mode="avg-post")
+
+    def run(t1, t2, source):
+        rh.fit(t1)
+        rm.fit(t1)
+        mm.fit([t1, t2])
+        inorm, h, e = mm.normalize(source, stains=True)
+        return rh.normalize(source), rm.normalize(source), inorm, h, e, mm.HERef, mm.maxCRef
+    t1, t2, source = _torchstain_images(3)
+    return cfg, run, {"t1": t1, "t2": t2, "source": source}
+
+
+def _lampe_npe_nre_train():
+    """lampe's neural posterior and ratio estimation as its tutorials train them: an NPE (zuko's
+    MAF, 2 transforms, of a 2-parameter posterior given 3 observables) under `NPELoss`, an NRE
+    (MLP classifier) under `NRELoss` and a second under `BNRELoss` (balanced), one Adam step
+    each through lampe's `GDStep` (its finite-loss test, gradients clipped at norm 1.0 and the
+    clipped norm tested); then log-probs and log-ratios of the first pair; in a user function."""
+    import torch
+    from lampe.inference import BNRELoss, NPE, NPELoss, NRE, NRELoss
+    from lampe.utils import GDStep
+
+    torch.manual_seed(0)
+    cfg = dict(theta_dim=2, x_dim=3, batch=8, flow="MAF", transforms=2, hidden=(16, 16), lr=1e-3, clip=1.0)
+    npe = NPE(2, 3, transforms=2, hidden_features=[16, 16])
+    nre, bnre = NRE(2, 3, hidden_features=[16, 16]), NRE(2, 3, hidden_features=[16, 16])
+    losses = [NPELoss(npe), NRELoss(nre), BNRELoss(bnre)]
+    steps = [GDStep(torch.optim.Adam(m.parameters(), lr=1e-3), clip=1.0) for m in (npe, nre, bnre)]
+
+    def train(theta, x):
+        ls = [step(loss(theta, x)) for step, loss in zip(steps, losses)]
+        return [*ls, npe(theta[:1], x[:1]).detach(), nre(theta[:1], x[:1]).detach(),
+                bnre(theta[:1], x[:1]).detach()]
+    g = torch.Generator().manual_seed(1)
+    theta = torch.rand(8, 2, generator=g) * 2 - 1
+    x = torch.cat([theta, theta.sum(-1, keepdim=True)], -1) + 0.1 * torch.randn(8, 3, generator=g)
+    return cfg, train, {"theta": theta, "x": x}
+
+
+def _lampe_mcmc_amnre():
+    """lampe's AMNRE (arbitrary marginal ratio estimator: masked parameters scattered into
+    zeros by `masked_scatter`) under `AMNRELoss` with a `BernoulliMask` of p 0.5, the log-ratio
+    of a marginal given by `str2mask("10")`; a `MetropolisHastings` chain of 4 walkers on an NRE's
+    log-ratio plus a box prior (`islice` of its generator, burn 2, 6 draws) and `gridapply` of
+    the log-ratio over a 4x4 grid; in a user function (the draws seeded first)."""
+    import torch
+    from lampe.inference import AMNRE, AMNRELoss, NRE, MetropolisHastings
+    from lampe.masks import BernoulliMask, str2mask
+    from lampe.utils import gridapply
+
+    torch.manual_seed(0)
+    cfg = dict(theta_dim=2, x_dim=3, batch=8, mask_p=0.5, walkers=4, burn=2, draws=6, grid=4)
+    amnre, nre = AMNRE(2, 3, hidden_features=[16, 16]), NRE(2, 3, hidden_features=[16, 16])
+    aloss = AMNRELoss(amnre, BernoulliMask(0.5 * torch.ones(2)))
+    lower, upper = -torch.ones(2), torch.ones(2)
+
+    def infer(theta, x, x0):
+        torch.manual_seed(0)
+        la = aloss(theta, x)
+        marg = amnre(theta[:, :1], x, str2mask("10"))
+        log_p = lambda th: nre(th, x0) + torch.where(((th >= lower) & (th <= upper)).all(-1), 0.0, -1e9)
+        chain = MetropolisHastings(torch.zeros(4, 2), log_f=log_p, sigma=0.3)
+        draws = torch.stack(list(chain(8, burn=2)))
+        grid, vals = gridapply(lambda th: nre(th, x0), (lower, upper), bins=4)
+        return la.detach(), marg.detach(), draws.detach(), grid, vals.detach()
+    g = torch.Generator().manual_seed(1)
+    theta = torch.rand(8, 2, generator=g) * 2 - 1
+    x = torch.cat([theta, theta.sum(-1, keepdim=True)], -1) + 0.1 * torch.randn(8, 3, generator=g)
+    return cfg, infer, {"theta": theta, "x": x, "x0": x[0]}
+
+
+def _lr_finder_setup():
+    import torch
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    return model, torch.nn.CrossEntropyLoss()
+
+
+def _lr_finder_range_test():
+    """torch-lr-finder's learning-rate range test as its README runs it: `LRFinder(model, SGD,
+    cross entropy)` over a `DataLoader` of 16 samples in batches of 4, `range_test` from 1e-4 to
+    1 in 6 exponential steps (its `ExponentialLR` schedule, the loss smoothed with 0.05, the
+    divergence test against the best loss, `loss.item()` per batch, tqdm's bar), then `reset()`
+    (model and optimizer state restored from the in-memory cache its constructor filled); in a
+    user function. (The `LRFinder` is built outside it: built in the compiled function, `reset`
+    raises "Missing key(s) in state_dict", the cache's `copy.deepcopy(model.state_dict())` made
+    under Dynamo coming back empty.)"""
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+    from torch_lr_finder import LRFinder
+
+    model, crit = _lr_finder_setup()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)
+    cfg = dict(mlp=(4, 8, 3), samples=16, batch=4, start_lr=1e-4, end_lr=1.0, num_iter=6, step_mode="exp")
+    finder = LRFinder(model, opt, crit, device="cpu")
+
+    def search(x, y):
+        finder.range_test(DataLoader(TensorDataset(x, y), batch_size=4), end_lr=1.0, num_iter=6)
+        lrs, ls = torch.tensor(finder.history["lr"]), torch.tensor(finder.history["loss"])
+        finder.reset()
+        return lrs, ls, torch.tensor(finder.best_loss), model[0].weight.detach().clone()
+    g = torch.Generator().manual_seed(1)
+    return cfg, search, {"x": torch.randn(16, 4, generator=g), "y": torch.randint(0, 3, (16,), generator=g)}
+
+
+def _lr_finder_val_accum():
+    """torch-lr-finder's range test with a validation loader and gradient accumulation: `Adam`,
+    `range_test` with `val_loader` (the loss is the validation loss, `_validate` summing
+    `loss.item() * len(labels)`), `accumulation_steps=2`, 4 linear steps (`LinearLR`) to 1e-1,
+    no smoothing (`smooth_f=0`), a divergence threshold of 3, then `reset()`; in a user
+    function (the `LRFinder` built outside it, as in lr-finder-range-test)."""
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+    from torch_lr_finder import LRFinder
+
+    model, crit = _lr_finder_setup()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-5)
+    cfg = dict(mlp=(4, 8, 3), train=16, val=8, batch=4, accumulation_steps=2, end_lr=1e-1, num_iter=4,
+               step_mode="linear", smooth_f=0, diverge_th=3)
+    finder = LRFinder(model, opt, crit, device="cpu")
+
+    def search(x, y, xv, yv):
+        finder.range_test(DataLoader(TensorDataset(x, y), batch_size=4),
+                          val_loader=DataLoader(TensorDataset(xv, yv), batch_size=4), end_lr=1e-1, num_iter=4,
+                          step_mode="linear", smooth_f=0, diverge_th=3, accumulation_steps=2)
+        lrs, ls = torch.tensor(finder.history["lr"]), torch.tensor(finder.history["loss"])
+        finder.reset()
+        return lrs, ls, model[2].weight.detach().clone()
+    g = torch.Generator().manual_seed(1)
+    return cfg, search, {"x": torch.randn(16, 4, generator=g), "y": torch.randint(0, 3, (16,), generator=g),
+                         "xv": torch.randn(8, 4, generator=g), "yv": torch.randint(0, 3, (8,), generator=g)}
+
+
+def _poutyne_model(**kw):
+    import torch
+    from poutyne import Model
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(5, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    return Model(net, "sgd", "cross_entropy", **kw)
+
+
+def _poutyne_batches():
+    """poutyne's Keras-like `Model` on a 5-8-3 MLP (its optimizer and loss given by name, "sgd"
+    and "cross_entropy"; batch metrics "accuracy" and "f1", epoch metric "f1"):
+    `train_on_batch` with predictions returned, `evaluate_on_batch` and `predict_on_batch`,
+    all with `convert_to_numpy=False`; in a user function."""
+    import torch
+
+    model = _poutyne_model(batch_metrics=["accuracy", "f1"], epoch_metrics=["f1"])
+    cfg = dict(mlp=(5, 8, 3), batch=8, optimizer="sgd", loss="cross_entropy", batch_metrics=("accuracy", "f1"))
+
+    def step(x, y):
+        loss, metrics, pred = model.train_on_batch(x, y, return_pred=True, convert_to_numpy=False)
+        eloss, emetrics = model.evaluate_on_batch(x, y, convert_to_numpy=False)
+        p = model.predict_on_batch(x, convert_to_numpy=False)
+        return torch.as_tensor(loss), torch.as_tensor(metrics), pred, torch.as_tensor(eloss), \
+            torch.as_tensor(emetrics), p
+    g = torch.Generator().manual_seed(1)
+    return cfg, step, {"x": torch.randn(8, 5, generator=g), "y": torch.randint(0, 3, (8,), generator=g)}
+
+
+def _poutyne_fit_evaluate():
+    """poutyne's training loop: `Model.fit` on tensors (2 epochs over 16 samples in batches of 4,
+    a validation split of 8, `verbose=False`, no shuffling; batch metric "accuracy", epoch
+    metric "f1"; its `EarlyStopping` and `ReduceLROnPlateau` callbacks), then `evaluate` on
+    the validation tensors with predictions; in a user function."""
+    import torch
+    from poutyne import EarlyStopping, ReduceLROnPlateau
+
+    model = _poutyne_model(batch_metrics=["accuracy"], epoch_metrics=["f1"])
+    cfg = dict(mlp=(5, 8, 3), train=16, valid=8, batch=4, epochs=2, callbacks=("EarlyStopping", "ReduceLROnPlateau"))
+
+    def fit(x, y, xv, yv):
+        hist = model.fit(x, y, validation_data=(xv, yv), epochs=2, batch_size=4, verbose=False,
+                         callbacks=[EarlyStopping(patience=1), ReduceLROnPlateau(patience=1)],
+                         dataloader_kwargs={"shuffle": False})
+        loss, metrics, pred = model.evaluate(xv, yv, return_pred=True, verbose=False, convert_to_numpy=False)
+        return (torch.tensor([[h["loss"], h["val_loss"], h["acc"], h["val_fscore_macro"]] for h in hist]),
+                torch.as_tensor(loss), torch.as_tensor(metrics), pred)
+    g = torch.Generator().manual_seed(1)
+    return cfg, fit, {"x": torch.randn(16, 5, generator=g), "y": torch.randint(0, 3, (16,), generator=g),
+                      "xv": torch.randn(8, 5, generator=g), "yv": torch.randint(0, 3, (8,), generator=g)}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -7233,6 +7469,11 @@ _GEOTORCH = ["geotorch"]
 _TSGU = ["torchsparsegradutils/" + f for f in ("sparse_solve.py", "sparse_matmul.py", "utils")]
 _TORCHEVAL = ["torcheval/metrics"]
 _PYTHAE = ["pythae/models/" + f for f in ("base", "nn", "rhvae", "hvae", "vae", "vamp", "svae")]
+_TORCHSTAIN = ["torchstain/torch", "torchstain/base"]
+_LAMPE = ["lampe/inference", "lampe/utils.py", "lampe/masks.py", "lampe/nn.py"]
+_LR_FINDER = ["torch_lr_finder"]
+_POUTYNE = ["poutyne/framework/model.py", "poutyne/framework/metrics", "poutyne/framework/callbacks",
+            "poutyne/framework/iterators.py", "poutyne/utils.py", "poutyne/framework/optimizers.py"]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
                                           "nn/common.py", "nn/probabilistic.py", "nn/sequence.py", "nn/utils.py",
                                           "nn/distributions")]
@@ -7997,5 +8238,29 @@ ENTRIES = {e.name: e for e in [
           _pythae_hamiltonian_train, _PYTHAE, grad=True, training=True, scope="module"),
     Entry("pythae-vamp-svae-loss", "pythae", "pythae==0.1.2",
           "VAMP (3 pseudo-inputs) and SVAE (von Mises-Fisher posterior) losses, reconstructions and codes",
-          _pythae_vamp_svae_loss, _PYTHAE, training=True, scope="module"),
+          _pythae_vamp_svae_loss, _PYTHAE, training=True, scope="module"),    # round 32
+    Entry("torchstain-macenko", "torchstain", "torchstain==1.4.1",
+          "Macenko fit to a 16x16 H&E tile, normalize with H and E stains; Macenko augmentor fit and augment",
+          _torchstain_macenko, _TORCHSTAIN, scope="module"),
+    Entry("torchstain-reinhard-multi", "torchstain", "torchstain==1.4.1",
+          "Reinhard (plain, modified) fit and normalize through LAB; multi-target Macenko (avg-post) of 2 targets",
+          _torchstain_reinhard_multi, _TORCHSTAIN, scope="module"),
+    Entry("lampe-npe-nre-train", "lampe", "lampe==0.9.0",
+          "NPE (MAF), NRE and BNRE losses, one Adam step each through GDStep (finite test, clipping): a training step",
+          _lampe_npe_nre_train, _LAMPE, grad=True, training=True, scope="module"),
+    Entry("lampe-mcmc-amnre", "lampe", "lampe==0.9.0",
+          "AMNRE loss with a Bernoulli mask, a marginal log-ratio; Metropolis-Hastings on an NRE; gridapply",
+          _lampe_mcmc_amnre, _LAMPE, scope="module"),
+    Entry("lr-finder-range-test", "torch_lr_finder", "torch-lr-finder==0.2.2",
+          "LRFinder range test, SGD, 6 exponential steps over a DataLoader, smoothing, divergence test; reset",
+          _lr_finder_range_test, _LR_FINDER, grad=True, training=True, scope="module"),
+    Entry("lr-finder-val-accum", "torch_lr_finder", "torch-lr-finder==0.2.2",
+          "LRFinder range test, Adam, 4 linear steps with a validation loader and 2-step accumulation; reset",
+          _lr_finder_val_accum, _LR_FINDER, grad=True, training=True, scope="module"),
+    Entry("poutyne-batches", "poutyne", "poutyne==1.19.0",
+          "Model (sgd, cross_entropy, accuracy and F1): train_on_batch, evaluate_on_batch, predict_on_batch",
+          _poutyne_batches, _POUTYNE, grad=True, training=True, scope="module"),
+    Entry("poutyne-fit-evaluate", "poutyne", "poutyne==1.19.0",
+          "Model.fit on tensors, 2 epochs with validation, EarlyStopping, ReduceLROnPlateau; evaluate",
+          _poutyne_fit_evaluate, _POUTYNE, grad=True, training=True, scope="module"),
 ]}
