@@ -101,6 +101,11 @@ TORCH_STATIC_FUNCS = frozenset({
     "get_num_threads", "get_num_interop_threads", "initial_seed", "is_warn_always_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "get_float32_matmul_precision",
 })
+# torch functions outside TORCH_MODULES that return a tensor: the total gradient norm
+# (lampe's `norm = nn.utils.clip_grad_norm_(...)`, then `if norm.isfinite():`, realcode round 32)
+TORCH_TENSOR_FUNCS = frozenset(
+    f"torch.nn.utils.{m}{f}" for m in ("", "clip_grad.") for f in (
+        "clip_grad_norm_", "clip_grad_norm", "get_total_norm", "parameters_to_vector"))
 # torch functions returning a Python bool computed from tensor data (GB0033).
 TORCH_DATA_BOOL = frozenset({"equal", "allclose", "is_nonzero"})
 # folds of a sequence or a pytree by a function of theirs: with a torch function, a tensor
@@ -1107,7 +1112,7 @@ class Env:
                 # what optimizers' foreach steps iterate; optimi's StableAdamW, realcode round 27):
                 # what it gives holds tensors, not static values
                 return Kind.UNKNOWN if q.startswith("torch.utils._foreach_utils.") else Kind.STATIC
-            if self.torch_fold(e):
+            if self.torch_fold(e) or q in TORCH_TENSOR_FUNCS:
                 return Kind.TENSOR
             if tf is not None:
                 if q in TORCH_OBJECT_FUNCS:

@@ -19,7 +19,7 @@ from graphmend.analysis.dataflow import (Env, Kind, cast_value, compiling_guard,
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
-from graphmend.analysis.symbols import (FunctionInfo, Symbols, _statements, called_methods, function_refs,
+from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
                                         bound_only_to, lineage, method_aliases, overrides, param_defaults,
                                         _self_attrs, registered_name, single_assignments, statement_targets)
 from graphmend.findings import Condition
@@ -32,6 +32,10 @@ LSTSQ = "`torch.linalg.lstsq()`"  # GM402's detail; rules/unmendable.py declines
 UNTRACEABLE = {
     "time.time": "time.time()", "time.perf_counter": "time.perf_counter()",
     "time.monotonic": "time.monotonic()", "time.sleep": "time.sleep()",
+    # measured on torch 2.13: skipped functions, as time.perf_counter (poutyne's
+    # `timeit.default_timer()`, realcode round 32)
+    **{q: q + "()" for q in ("timeit.default_timer", "time.perf_counter_ns", "time.time_ns", "time.monotonic_ns",
+                             "time.process_time")},
     "pdb.set_trace": "pdb.set_trace()", "breakpoint": "breakpoint()", "input": "input()",
     "open": "open()", "copy.deepcopy": "copy.deepcopy()",
     "pickle.dumps": "pickle.dumps()", "pickle.loads": "pickle.loads()", "os.system": "os.system()",
@@ -61,7 +65,11 @@ UNTRACEABLE = {
 # number (`np.sqrt(d)` gives a numpy float Dynamo keeps as a constant).
 NUMPY_ARRAY_FUNCS = frozenset(f"numpy.{f}" for f in (
     "prod", "sum", "cumsum", "cumprod", "array", "asarray", "concatenate", "stack", "diff", "amax", "amin",
-    "argmax", "argmin", "mean", "arange", "linspace", "zeros", "ones", "full", "any", "all"))
+    "argmax", "argmin", "mean", "arange", "linspace", "zeros", "ones", "full", "any", "all",
+    # comparisons: an array even of Python numbers (`if np.less(a, np.inf):` breaks with `a` a
+    # float, measured on torch 2.13; poutyne's early stopping, realcode round 32)
+    "less", "greater", "less_equal", "greater_equal", "equal", "not_equal", "isnan", "isinf", "isfinite",
+    "logical_and", "logical_or", "logical_not"))
 _NUMPY_ARRAY_NAMES = frozenset(q.rsplit(".", 1)[1] for q in NUMPY_ARRAY_FUNCS)
 # numpy reductions: without an axis, one (0-dim) value
 NUMPY_REDUCTIONS = frozenset(f"numpy.{f}" for f in ("prod", "sum", "amax", "amin", "argmax", "argmin", "mean",
@@ -1424,6 +1432,9 @@ class FunctionWalker:
             q = self.env.qualify(func) or ""
             if q in NUMPY_ARRAY_FUNCS:
                 return True
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+                    and self.fi.cls is not None and numpy_func_attr(self.symbols, self.fi.cls, func.attr):
+                return True  # `self.monitor_op(current, self.best)`, `self.monitor_op = np.less`
             return q.startswith("numpy.") and q not in NUMPY_STATIC_FUNCS and any(
                 self.numpy_value(a) or (isinstance(a, (ast.List, ast.Tuple)) and any(
                     self.numpy_value(x) for x in a.elts))
@@ -1956,6 +1967,11 @@ def _any_tensor_tests(test: ast.expr, symbols: Symbols) -> list[str]:
 
 
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+# abstract types every tensor is an instance of (0-dim ones too, measured): where `isinstance(x,
+# Iterable)` fails, x is no tensor (poutyne's `_get_metric` ends in `else: float(metrics)` after
+# `elif isinstance(metrics, Iterable):`, realcode round 32)
+TENSOR_ABCS = frozenset(f"{m}.{t}" for m in ("collections.abc", "typing")
+                        for t in ("Iterable", "Sized", "Collection", "Container", "Reversible"))
 
 
 def _method_names(symbols: Symbols) -> frozenset:
@@ -1991,10 +2007,13 @@ def _not_tensor_unless(test: ast.expr, symbols: Symbols, holds: bool, fn: Option
         if len(bound) == 1 and len(local) <= 1:
             types = bound[0].value
     elts = types.elts if isinstance(types, ast.Tuple) else [types]
-    return [test.args[0].id] if any((symbols.qualify(t) or "") in TENSOR_TYPES for t in elts) else []
+    return [test.args[0].id] if any((symbols.qualify(t) or "") in TENSOR_TYPES | TENSOR_ABCS for t in elts) else []
 
 
-_CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "set", "frozenset", "range", "str", "bytes"})
+# types no tensor is an instance of (a tensor is no Mapping or Sequence, measured)
+_CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "set", "frozenset", "range", "str", "bytes",
+                              *(f"{m}.{t}" for m in ("collections.abc", "typing")
+                                for t in ("Mapping", "MutableMapping", "Sequence", "MutableSequence"))})
 
 
 def _isinstance_containers(test: ast.expr, symbols: Symbols, holds: bool) -> list[str]:
@@ -2155,6 +2174,8 @@ def boolean_expr(e: ast.expr, is_mask) -> bool:
         return boolean_expr(e.value, is_mask)
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_CALLS:
         return True
+    if isinstance(e, ast.Call) and _reduced_mask(e):
+        return True
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_SHAPES:
         return boolean_expr(e.func.value, is_mask)  # `(sizes == k).squeeze(dim)`: still a mask
     if isinstance(e, ast.Call) and _bool_dtype(e):
@@ -2164,6 +2185,35 @@ def boolean_expr(e: ast.expr, is_mask) -> bool:
     if isinstance(e, ast.Call) and _bool_list_tensor(e):
         return True
     return False
+
+
+def numpy_func_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
+    """Every store of `self.<attr>` in the methods of `ci` is one of numpy's functions that make
+    arrays (NUMPY_ARRAY_FUNCS): poutyne's early stopping keeps `self.monitor_op = np.less` (or
+    `np.greater`) and branches on `self.monitor_op(current - self.min_delta, self.best)`, an array
+    Dynamo traces as a tensor (GB0170, realcode round 32). Cached per file version."""
+    cache = sym.__dict__.setdefault("numpy_func_attrs", {})
+    key = (ci.name, attr)
+    if key not in cache:
+        values = [st.value for fi in ci.methods.values() for st in fast_walk(fi.node)
+                  if isinstance(st, ast.Assign) and any(
+                      isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+                      and t.value.id == "self" for t in st.targets)]
+        cache[key] = bool(values) and all((sym.qualify(v) or "") in NUMPY_ARRAY_FUNCS for v in values)
+    return cache[key]
+
+
+def _reduced_mask(c: ast.Call) -> bool:
+    """`torch.any(m, dim=1)`, `m.all(-1)`, `np.any(m, axis=1)`: any/all over a dimension, a
+    boolean tensor of what is left (torchstain's `OD[~torch.any(OD < beta, dim=1)]`, realcode
+    round 32). Over everything it is 0-dim, no mask here."""
+    f = c.func
+    if not (isinstance(f, ast.Attribute) and f.attr in ("any", "all")):
+        return False
+    if any(k.arg in ("dim", "axis") for k in c.keywords):
+        return True
+    function = isinstance(f.value, ast.Name) and f.value.id in ("torch", "np", "numpy")
+    return len(c.args) >= (2 if function else 1)
 
 
 def _bool_list_tensor(c: ast.Call) -> bool:
