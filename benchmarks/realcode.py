@@ -90,6 +90,9 @@ _SDP_KERNEL = re.compile(r"target: <function sdp_kernel\b")
 #: a skipped function of tqdm's, as GB0007 / GB0008 name it ("the function `tqdm.__iter__` ...
 #: filename: `.../site-packages/tqdm/std.py`")
 _TQDM = re.compile(r"function `tqdm\.\w+`[^\n]*?[/\\]tqdm[/\\]|qualname: tqdm\.\w+.*?filename: `[^`]*[/\\]tqdm[/\\]")
+#: GB0008's record of inlining an optimizer's `zero_grad` ("the function `Optimizer.zero_grad`
+#: should not be traced"; "qualname: Optimizer.zero_grad")
+_ZERO_GRAD = re.compile(r"`Optimizer\.zero_grad`|qualname: Optimizer\.zero_grad\b")
 #: GM403's untraceable calls (graphmend.analysis.detect.UNTRACEABLE; this copy when it cannot be
 #: imported), as Dynamo names them once a leading underscore is dropped (`_pickle.dumps`).
 _UNTRACEABLE = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.sleep", "pdb.set_trace",
@@ -192,9 +195,12 @@ def attribute(gb: str | None, text: str | None) -> str | None:
     GM101 (an untraceable builtin such as `open` for GM403), `warnings.warn` for GM103 (a call of
     GM403's list such as `pickle.dumps` for GM403), a None value (`NoneType`) for GM501. A skipped
     function of tqdm's (GB0007 calling `tqdm.__new__`, GB0008 inlining `tqdm.__iter__` in a `for`
-    over the bar) is GM403's progress bar; GB0008 otherwise (a variadic call) is no code's."""
+    over the bar) is GM403's progress bar, and so is an optimizer's `zero_grad` (GB0008); GB0008
+    otherwise (a variadic call, a DataLoader's iterator) is no code's."""
     if gb in ("GB0007", "GB0008") and text and _TQDM.search(text):
         return "GM403"
+    if gb == "GB0008" and text and _ZERO_GRAD.search(text):
+        return "GM403"  # an optimizer's `zero_grad`, skipped by Dynamo
     if gb not in NAMED_GB:
         return None
     if gb not in SHARED_GB or text is None:

@@ -66,6 +66,10 @@ TQDM_ITER = ("Attempted to inline function marked as skipped\n  Explanation: Dyn
 VARIADIC = ("Attempted to inline function marked as skipped\n  Explanation: Dynamo developers have intentionally "
             "marked that the function `step` should not be traced.\n\n  Developer debug context: qualname: "
             "Optimizer.step, name: step, filename: `/sp/torch/optim/optimizer.py`")
+ZERO_GRAD = ("Attempted to inline function marked as skipped\n  Explanation: Dynamo developers have intentionally "
+             "marked that the function `Optimizer.zero_grad` should not be traced.\n  Hint: Avoid calling the "
+             "function `Optimizer.zero_grad`.\n\n  Developer debug context: qualname: Optimizer.zero_grad, name: "
+             "inner, filename: `/sp/torch/_compile.py`, skip reason: file matches MOD_SKIPLIST")
 NONZERO = ("Dynamic shape operator\n  Explanation: Operator `aten.nonzero.default`'s output shape depends on "
            "input Tensor data.\n\n  Developer debug context: aten.nonzero.default")
 
@@ -92,6 +96,8 @@ def test_a_shared_break_id_is_attributed_by_its_text():
     # realcode round 18); GB0008 of anything else is no code's, with or without text
     assert a("GB0007", TQDM_NEW) == "GM403" and a("GB0008", TQDM_ITER) == "GM403"
     assert a("GB0008", VARIADIC) is None and a("GB0008", None) is None
+    # an optimizer's `zero_grad` (GB0008) is GM403's too (lampe, poutyne; realcode round 32)
+    assert a("GB0008", ZERO_GRAD) == "GM403"
     # an id of one cause goes by the id; an id GraphMend has no code for is never attributed
     assert a("GB0036", NONZERO) == "GM402" and a("GB0036", "anything") == "GM402"
     assert a("GB0142", PRINT) is None and a(None, PRINT) is None

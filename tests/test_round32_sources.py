@@ -5,6 +5,7 @@ measured against Dynamo's graph-break log:
   GB0036); `any()` over everything is 0-dim, no mask;
 - the total norm `nn.utils.clip_grad_norm_` returns (lampe's `if norm.isfinite():`, GB0170);
 - `timeit.default_timer()` and the `_ns` clocks, skipped like `time.perf_counter()` (poutyne, GB0007);
+- an optimizer's `zero_grad()`, which Dynamo skips (lampe, poutyne, GB0008), not a module's;
 - numpy's comparisons, arrays under Dynamo even of Python numbers (`if np.less(a, np.inf):`), also
   through an attribute that holds one (poutyne's `self.monitor_op = np.less`, GB0170);
 - no tensor where `isinstance(x, Iterable)` fails, nor where `isinstance(x, Mapping)` holds
@@ -31,6 +32,8 @@ import torch.nn as nn
 
 PARAMS = [nn.Parameter(torch.ones(3))]
 PARAMS[0].grad = torch.ones(3)
+optimizer = torch.optim.SGD(PARAMS, lr=0.1)
+LINEAR = nn.Linear(3, 1)
 
 class Stop:
     def __init__(self, mode="min"):
@@ -44,6 +47,11 @@ class Stop:
         if self.monitor_op(current - 0.0, self.best):  # reported
             return True
         return False
+
+
+def step_with(o: torch.optim.Optimizer, x):
+    o.zero_grad(set_to_none=True)  # reported
+    return x * 2
 
 
 def metric(m):
@@ -80,6 +88,12 @@ def run(case: str, x: torch.Tensor):
         if np.less(a, np.inf):  # reported
             return x * 2
         return x
+    if case == "optimizer-zero-grad":
+        optimizer.zero_grad()  # reported
+        return x * 2
+    if case == "module-zero-grad":
+        LINEAR.zero_grad()
+        return x * 2
     if case == "python-metric":
         return x * metric(0.75)[0]
     if case == "mapping-metric":
@@ -88,7 +102,7 @@ def run(case: str, x: torch.Tensor):
 '''
 
 CASES = ["any-dim-mask", "all-method-mask", "any-everything", "clip-norm", "timer", "ns-clock", "np-less",
-         "python-metric", "mapping-metric"]
+         "optimizer-zero-grad", "module-zero-grad", "python-metric", "mapping-metric"]
 
 
 @pytest.fixture(scope="module")
@@ -125,3 +139,11 @@ def test_metric_branches(findings, tmp_path):
     mod = load_module(SOURCE, tmp_path, "round32_metric")
     broke = logged_break_lines(lambda t: t * mod.metric(t)[0], torch.tensor(0.5), path=mod.__file__)
     assert reported[0] in broke
+
+
+def test_parameter_annotated_as_an_optimizer(findings, tmp_path):
+    mod = load_module(SOURCE, tmp_path, "round32_step_with")
+    broke = logged_break_lines(mod.step_with, mod.optimizer, torch.ones(3), path=mod.__file__)
+    lines = SOURCE.splitlines()
+    start = next(i for i, t in enumerate(lines, 1) if t.startswith("def step_with("))
+    assert_span_breaks(range(start, start + 3), [start + 1], findings, broke)

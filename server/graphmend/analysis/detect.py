@@ -7,6 +7,7 @@ a mend (the kinds of names at that point, the static part of a condition).
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -906,6 +907,29 @@ class FunctionWalker:
             return test, []
         return None, []
 
+    def optimizer(self, e: ast.expr) -> bool:
+        """`e` holds a torch optimizer: a parameter annotated as one (`optimizer: Optimizer`), a
+        local bound to `torch.optim.<Class>(...)`, or a name or attribute named as one (`optimizer`,
+        `opt`, `self.optim`, `actor_optimizer`), unless a class of this module defines a
+        `zero_grad` of its own and derives from no optimizer."""
+        if _own_zero_grad(self.symbols):
+            return False
+        name = e.id if isinstance(e, ast.Name) else e.attr if isinstance(e, ast.Attribute) else None
+        if name is None:
+            return False
+        if _OPTIMIZER_NAME.match(name):
+            return True
+        if isinstance(e, ast.Name):
+            args = self.fi.node.args
+            for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+                if a.arg == name and a.annotation is not None:
+                    return ast.unparse(a.annotation).split("[")[0].rsplit(".", 1)[-1].endswith("Optimizer")
+            bound = single_assignments(self.fi.node).get(name)
+            if isinstance(bound, ast.Call):
+                q = self.env.qualify(bound.func) or ""
+                return q.startswith("torch.optim.") and q.rsplit(".", 1)[-1][:1].isupper()
+        return False
+
     def numpy_truth(self, e: ast.expr) -> bool:
         """Python takes the truth of an array Dynamo traces as a tensor (numpy_value): `if c < 1:`
         with `c = max_norm / (np.linalg.norm(...) + 1e-6)` jumps on a tensor (GB0170, "generic_jump
@@ -1288,6 +1312,13 @@ class FunctionWalker:
             return
         if q in UNTRACEABLE or q.startswith(("pdb.", "ipdb.")):
             self.add("GM403", c, detail=UNTRACEABLE.get(q, q + "()"))
+            return
+        if isinstance(func, ast.Attribute) and func.attr == "zero_grad" and self.optimizer(func.value):
+            # `Optimizer.zero_grad` is marked as skipped (GB0008, measured on torch 2.13; lampe's
+            # `GDStep`, poutyne's `_fit_batch_n_batches_per_step`, realcode round 32); a module's
+            # `zero_grad` traces
+            self.add("GM403", c, detail=f"{ast.unparse(func.value)}.zero_grad()", gb_id="GB0008",
+                     note="Dynamo skips `Optimizer.zero_grad`; zero the gradients outside the compiled function")
             return
         if q == "torch.backends.cuda.sdp_kernel":
             self.add("GM404", c, detail="torch.backends.cuda.sdp_kernel()")
@@ -2185,6 +2216,21 @@ def boolean_expr(e: ast.expr, is_mask) -> bool:
     if isinstance(e, ast.Call) and _bool_list_tensor(e):
         return True
     return False
+
+
+# what a torch optimizer is commonly named (FunctionWalker.optimizer)
+_OPTIMIZER_NAME = re.compile(r"^_?(?:\w+_)?(?:optimizer|optimiser|optim|opt)$")
+
+
+def _own_zero_grad(symbols: Symbols) -> bool:
+    """A class of the module defines `zero_grad` and none of its bases names an optimizer: `x.zero_grad()`
+    there may be that method (computed once per Symbols)."""
+    got = symbols.__dict__.get("_own_zero_grad")
+    if got is None:
+        got = any("zero_grad" in ci.methods and not any("Optim" in b for b in ci.bases)
+                  for ci in symbols.classes.values())
+        symbols.__dict__["_own_zero_grad"] = got
+    return got
 
 
 def numpy_func_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
