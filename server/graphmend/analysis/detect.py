@@ -2219,7 +2219,7 @@ def boolean_expr(e: ast.expr, is_mask) -> bool:
 
 
 # what a torch optimizer is commonly named (FunctionWalker.optimizer)
-_OPTIMIZER_NAME = re.compile(r"^_?(?:\w+_)?(?:optimizer|optimiser|optim|opt)$")
+_OPTIMIZER_NAME = re.compile(r"^_?(?:\w+_)?(?:optimizer|optimiser|optim|opt)_?$")
 
 
 def _own_zero_grad(symbols: Symbols) -> bool:
