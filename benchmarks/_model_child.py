@@ -340,8 +340,13 @@ def family_module_dir(family: str) -> str:
 
 def _short_path(path: str) -> str:
     """Path relative to the transformers / torch package root when inside one (mended copies live
-    in a temp dir, so absolute paths differ between sides)."""
+    in a temp dir, so absolute paths differ between sides); an installed package's relative to
+    site-packages, so that a package with a `torch/` folder of its own keeps its name
+    (`torchstain/torch/normalizers/macenko.py`, realcode round 32)."""
     norm = path.replace(os.sep, "/")
+    idx = norm.rfind("/site-packages/")
+    if idx >= 0:
+        return norm[idx + len("/site-packages/"):]
     for marker in ("/transformers/", "/torch/"):
         idx = norm.rfind(marker)
         if idx >= 0:

@@ -335,3 +335,17 @@ def test_a_frame_skipped_for_a_break_in_a_generator_it_inlines_is_not_scored(tmp
     assert [f["line"] for f in r["not_traced"]] == [10]
     assert "attribute() ran eagerly from line 8 on" in r["not_traced"][0]["why"]
     assert r["false_alarms"] == []
+
+
+def test_a_package_with_a_torch_folder_keeps_its_name_in_short_paths():
+    """Coverage, traced lines and message sites are keyed by short paths; torchstain's
+    `torchstain/torch/normalizers/macenko.py` was cut at its own `torch/` folder, so no finding in
+    it counted as executed (realcode round 32). Installed files are relative to site-packages;
+    mended copies in a temp dir still to the transformers / torch root."""
+    child = load_path(ROOT / "benchmarks" / "_model_child.py", "graphmend_bench_model_child_paths", reuse=True)
+    sp = "/v/lib/python3.11/site-packages/"
+    assert child._short_path(sp + "torchstain/torch/normalizers/macenko.py") == "torchstain/torch/normalizers/macenko.py"
+    assert child._short_path(sp + "torch/optim/lbfgs.py") == "torch/optim/lbfgs.py"
+    assert child._short_path(sp + "transformers/models/t5/modeling_t5.py") == "transformers/models/t5/modeling_t5.py"
+    assert child._short_path("/tmp/mend-x/transformers/models/t5/modeling_t5.py") == \
+        "transformers/models/t5/modeling_t5.py"
