@@ -83,7 +83,12 @@ NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "
 #: `torch.autograd.grad`, GB4198 `copy.deepcopy` of a tensor. Shared as well: GB0467
 #: (setattr on an unsupported type; GM405 for `requires_grad`), GB0208 (a torch.* op returning a
 #: non-tensor; GM403 for `torch.random.fork_rng`, GM404 for `torch.backends.cuda.sdp_kernel`).
-SHARED_GB = frozenset({"GB0059", "GB0007", "GB0088", "GB0467", "GB0208"})
+SHARED_GB = frozenset({"GB0059", "GB0007", "GB0088", "GB0467", "GB0208", "GB0117"})
+#: GB0117's record of a deprecated Number-first overload ("call_method TensorVariable() addcmul_
+#: [ConstantVariable(float: 0.5), ...]"), not torch-hd's `as_subclass` of a tensor subclass
+#: ("call_method TensorWithTFOverrideVariable() as_subclass [...]", realcode round 29)
+_NUMBER_FIRST = re.compile(r"call_method \w+\(\) (?:add|sub|addcmul|addcdiv)_? "
+                           r"\[(?:LazyVariableTracker\(realized: )?(?:ConstantVariable|SymNodeVariable)")
 #: GB0208's record of `torch.backends.cuda.sdp_kernel(...)` ("example_value type:
 #: _GeneratorContextManager; ... target: <function sdp_kernel at 0x...>"), not `sdpa_kernel`
 _SDP_KERNEL = re.compile(r"target: <function sdp_kernel\b")
@@ -223,6 +228,8 @@ def attribute(gb: str | None, text: str | None) -> str | None:
         return "GM403" if qual in _untraceable() else None
     if gb == "GB0088":
         return NAMED_GB[gb] if "NoneType" in text else None
+    if gb == "GB0117":  # unhandled args for a method: GM406 for the Number-first overloads
+        return NAMED_GB[gb] if _NUMBER_FIRST.search(text) else None
     if gb == "GB0467":  # setattr() on an unsupported type: GM405 when what is set is requires_grad
         return NAMED_GB[gb] if "requires_grad" in text else None
     if gb == "GB0208":  # a torch.* op returning a non-tensor: GM403 for fork_rng, GM404 for the

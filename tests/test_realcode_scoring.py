@@ -66,6 +66,13 @@ TQDM_ITER = ("Attempted to inline function marked as skipped\n  Explanation: Dyn
 VARIADIC = ("Attempted to inline function marked as skipped\n  Explanation: Dynamo developers have intentionally "
             "marked that the function `step` should not be traced.\n\n  Developer debug context: qualname: "
             "Optimizer.step, name: step, filename: `/sp/torch/optim/optimizer.py`")
+NUMBER_FIRST = ("Unhandled args for method\n  Explanation: Dynamo encountered an error while calling the method "
+                "`addcmul_`.\n\n  Developer debug context: call_method TensorVariable() addcmul_ [ConstantVariable("
+                "float: 0.5), LazyVariableTracker(realized: TensorVariable()), LazyVariableTracker(realized: "
+                "TensorVariable())] {}")
+AS_SUBCLASS = ("Unhandled args for method\n  Explanation: Dynamo encountered an error while calling the method "
+               "`as_subclass`.\n\n  Developer debug context: call_method TensorWithTFOverrideVariable() as_subclass "
+               "[UserDefinedClassVariable()] {}")
 ZERO_GRAD = ("Attempted to inline function marked as skipped\n  Explanation: Dynamo developers have intentionally "
              "marked that the function `Optimizer.zero_grad` should not be traced.\n  Hint: Avoid calling the "
              "function `Optimizer.zero_grad`.\n\n  Developer debug context: qualname: Optimizer.zero_grad, name: "
@@ -98,6 +105,9 @@ def test_a_shared_break_id_is_attributed_by_its_text():
     assert a("GB0008", VARIADIC) is None and a("GB0008", None) is None
     # an optimizer's `zero_grad` (GB0008) is GM403's too (lampe, poutyne; realcode round 32)
     assert a("GB0008", ZERO_GRAD) == "GM403"
+    # GB0117 is GM406's for a deprecated Number-first overload, not for torch-hd's `as_subclass` of a
+    # tensor subclass (realcode round 29)
+    assert a("GB0117", NUMBER_FIRST) == "GM406" and a("GB0117", AS_SUBCLASS) is None
     # an id of one cause goes by the id; an id GraphMend has no code for is never attributed
     assert a("GB0036", NONZERO) == "GM402" and a("GB0036", "anything") == "GM402"
     assert a("GB0142", PRINT) is None and a(None, PRINT) is None
