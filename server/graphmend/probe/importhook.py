@@ -337,7 +337,11 @@ def compile_mapped(original: str, mended: str, path: str) -> types.CodeType:
             node.end_col_offset = widths[b] if b <= n else 0
         elif a == b and (node.end_col_offset or 0) < (node.col_offset or 0):
             node.end_col_offset = node.col_offset
-    return compile(tree, path, "exec", dont_inherit=True)
+    with warnings.catch_warnings():
+        # the compiler's own warnings (`"is" with a literal`, higher's `len(v) is 1`): the normal
+        # import shows none from a .pyc either
+        warnings.simplefilter("ignore")
+        return compile(tree, path, "exec", dont_inherit=True)
 
 
 # --------------------------------------------------------------------------- summaries
