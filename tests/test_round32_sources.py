@@ -5,7 +5,8 @@ measured against Dynamo's graph-break log:
   GB0036); `any()` over everything is 0-dim, no mask;
 - the total norm `nn.utils.clip_grad_norm_` returns (lampe's `if norm.isfinite():`, GB0170);
 - `timeit.default_timer()` and the `_ns` clocks, skipped like `time.perf_counter()` (poutyne, GB0007);
-- an optimizer's `zero_grad()`, which Dynamo skips (lampe, poutyne, GB0008), not a module's;
+- an optimizer's `zero_grad()`, which Dynamo skips (lampe, poutyne, GB0008), not a module's nor
+  that of an instance of a class of the file named like one (`opt = Accumulator()`);
 - numpy's comparisons, arrays under Dynamo even of Python numbers (`if np.less(a, np.inf):`), also
   through an attribute that holds one (poutyne's `self.monitor_op = np.less`, GB0170);
 - no tensor where `isinstance(x, Iterable)` fails, nor where `isinstance(x, Mapping)` holds
@@ -47,6 +48,14 @@ class Stop:
         if self.monitor_op(current - 0.0, self.best):  # reported
             return True
         return False
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0.0
+
+    def zero_grad(self):
+        self.total = 0.0
 
 
 def step_with(o: torch.optim.Optimizer, x):
@@ -91,6 +100,10 @@ def run(case: str, x: torch.Tensor):
     if case == "optimizer-zero-grad":
         optimizer.zero_grad()  # reported
         return x * 2
+    if case == "own-zero-grad":
+        opt = Accumulator()
+        opt.zero_grad()
+        return x * 2
     if case == "module-zero-grad":
         LINEAR.zero_grad()
         return x * 2
@@ -102,7 +115,7 @@ def run(case: str, x: torch.Tensor):
 '''
 
 CASES = ["any-dim-mask", "all-method-mask", "any-everything", "clip-norm", "timer", "ns-clock", "np-less",
-         "optimizer-zero-grad", "module-zero-grad", "python-metric", "mapping-metric"]
+         "optimizer-zero-grad", "own-zero-grad", "module-zero-grad", "python-metric", "mapping-metric"]
 
 
 @pytest.fixture(scope="module")

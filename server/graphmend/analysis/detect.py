@@ -910,25 +910,25 @@ class FunctionWalker:
     def optimizer(self, e: ast.expr) -> bool:
         """`e` holds a torch optimizer: a parameter annotated as one (`optimizer: Optimizer`), a
         local bound to `torch.optim.<Class>(...)`, or a name or attribute named as one (`optimizer`,
-        `opt`, `self.optim`, `actor_optimizer`), unless a class of this module defines a
-        `zero_grad` of its own and derives from no optimizer."""
-        if _own_zero_grad(self.symbols):
-            return False
+        `opt`, `self.optim`, `actor_optimizer`, cooper's `primal_optimizer`), but not a local bound
+        to an instance of a class of this module that defines a `zero_grad` of its own and derives
+        from no optimizer."""
         name = e.id if isinstance(e, ast.Name) else e.attr if isinstance(e, ast.Attribute) else None
         if name is None:
             return False
-        if _OPTIMIZER_NAME.match(name):
-            return True
         if isinstance(e, ast.Name):
+            bound = single_assignments(self.fi.node).get(name)
+            if isinstance(bound, ast.Call):
+                if isinstance(bound.func, ast.Name) and _own_zero_grad(self.symbols, bound.func.id):
+                    return False
+                q = self.env.qualify(bound.func) or ""
+                if q.startswith("torch.optim.") and q.rsplit(".", 1)[-1][:1].isupper():
+                    return True
             args = self.fi.node.args
             for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
                 if a.arg == name and a.annotation is not None:
                     return ast.unparse(a.annotation).split("[")[0].rsplit(".", 1)[-1].endswith("Optimizer")
-            bound = single_assignments(self.fi.node).get(name)
-            if isinstance(bound, ast.Call):
-                q = self.env.qualify(bound.func) or ""
-                return q.startswith("torch.optim.") and q.rsplit(".", 1)[-1][:1].isupper()
-        return False
+        return bool(_OPTIMIZER_NAME.match(name))
 
     def numpy_truth(self, e: ast.expr) -> bool:
         """Python takes the truth of an array Dynamo traces as a tensor (numpy_value): `if c < 1:`
@@ -2222,15 +2222,11 @@ def boolean_expr(e: ast.expr, is_mask) -> bool:
 _OPTIMIZER_NAME = re.compile(r"^_?(?:\w+_)?(?:optimizer|optimiser|optim|opt)_?$")
 
 
-def _own_zero_grad(symbols: Symbols) -> bool:
-    """A class of the module defines `zero_grad` and none of its bases names an optimizer: `x.zero_grad()`
-    there may be that method (computed once per Symbols)."""
-    got = symbols.__dict__.get("_own_zero_grad")
-    if got is None:
-        got = any("zero_grad" in ci.methods and not any("Optim" in b for b in ci.bases)
-                  for ci in symbols.classes.values())
-        symbols.__dict__["_own_zero_grad"] = got
-    return got
+def _own_zero_grad(symbols: Symbols, name: str) -> bool:
+    """`name` is a class of the module that defines `zero_grad` and derives from no optimizer (none
+    of its bases names one): its instances' `zero_grad()` is that method."""
+    ci = symbols.classes.get(name)
+    return ci is not None and "zero_grad" in ci.methods and not any("Optim" in b for b in ci.bases)
 
 
 def numpy_func_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
