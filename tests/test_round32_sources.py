@@ -26,6 +26,7 @@ SOURCE = '''\
 import time
 import timeit
 from collections.abc import Iterable, Mapping
+from typing import Optional
 
 import numpy as np
 import torch
@@ -58,7 +59,7 @@ class Accumulator:
         self.total = 0.0
 
 
-def step_with(o: torch.optim.Optimizer, x):
+def step_with(o: Optional[torch.optim.Optimizer], x):
     o.zero_grad(set_to_none=True)  # reported
     return x * 2
 

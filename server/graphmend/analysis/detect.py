@@ -925,9 +925,9 @@ class FunctionWalker:
                 if q.startswith("torch.optim.") and q.rsplit(".", 1)[-1][:1].isupper():
                     return True
             args = self.fi.node.args
-            for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
-                if a.arg == name and a.annotation is not None:
-                    return ast.unparse(a.annotation).split("[")[0].rsplit(".", 1)[-1].endswith("Optimizer")
+            if any(a.arg == name and a.annotation is not None and "Optimizer" in ast.unparse(a.annotation)
+                   for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)):
+                return True  # `o: Optimizer`, `optimizer: Optional[torch.optim.Optimizer]`
         return bool(_OPTIMIZER_NAME.match(name))
 
     def numpy_truth(self, e: ast.expr) -> bool:
@@ -2236,7 +2236,10 @@ def numpy_func_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
     Dynamo traces as a tensor (GB0170, realcode round 32). Cached per file version."""
     cache = sym.__dict__.setdefault("numpy_func_attrs", {})
     key = (ci.name, attr)
-    if key not in cache:
+    if key in cache:
+        for fi in ci.methods.values():
+            fi.node  # noqa: B018 - records the read (symbols.tracking)
+    else:
         values = [st.value for fi in ci.methods.values() for st in fast_walk(fi.node)
                   if isinstance(st, ast.Assign) and any(
                       isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
