@@ -431,7 +431,7 @@ def unresumed_breaks(res: dict[str, Any], packages: tuple[str, ...], site: Path)
 
 
 def not_traced(f: dict[str, Any], traced: dict[str, set[int]], unresumed: set[tuple[str, int]],
-               site: Path) -> str | None:
+               site: Path, broke: frozenset = frozenset()) -> str | None:
     """Why Dynamo never saw the executed line of finding `f` (so no break could show there), or None
     when it may have: its span holds a line Dynamo traced, or its function had Dynamo trace it with
     no break before the finding that Dynamo could not resume from. `traced`: the lines Dynamo
@@ -457,6 +457,14 @@ def not_traced(f: dict[str, Any], traced: dict[str, set[int]], unresumed: set[tu
                  and not any(a <= ln <= b for a, b in inner))
     if cut:
         return f"{name}() ran eagerly from line {cut[0]} on (a break Dynamo could not resume from)"
+    # `broke`: the lines of the frames that broke (a break's site and the calls above it). After the
+    # last such line before the finding Dynamo traced none of the function: it ran the rest eagerly
+    # (a frame holding no tensor is not traced after its first break, measured: cooper's second
+    # optimizer `zero_grad()`, higher's `warnings.warn` after `super().__init__()`)
+    before = [ln for file, ln in broke if file == f["file"] and first <= ln < f["line"]
+              and not any(a <= ln <= b for a, b in inner)]
+    if before and not any(ln > max(before) for ln in own):
+        return f"{name}() ran eagerly after its break at line {max(before)} (Dynamo traced none of it after)"
     return None
 
 
@@ -523,7 +531,7 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
         if inside and not broke and f["code"] != "GM501":
             masked.append({**f, "function": inside[0][3]})
             continue
-        why = None if broke or inside or traced is None else not_traced(f, traced, unresumed, site)
+        why = None if broke or inside or traced is None else not_traced(f, traced, unresumed, site, frozenset(frames))
         if why:  # executed eagerly in a frame Dynamo never traced: neither confirmed nor a false alarm
             unseen.append({**f, "why": why})
             continue

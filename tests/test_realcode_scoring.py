@@ -359,3 +359,40 @@ def test_a_package_with_a_torch_folder_keeps_its_name_in_short_paths():
     assert child._short_path(sp + "transformers/models/t5/modeling_t5.py") == "transformers/models/t5/modeling_t5.py"
     assert child._short_path("/tmp/mend-x/transformers/models/t5/modeling_t5.py") == \
         "transformers/models/t5/modeling_t5.py"
+
+
+SRC_REST = '''\
+def zero_all(primal, dual):
+    primal.zero_grad()
+    n = 1
+    dual.zero_grad()
+    return n
+
+
+def step(x, primal, dual):
+    primal.zero_grad()
+    x = x * 2
+    dual.zero_grad()
+    return x
+'''
+
+
+def test_a_finding_after_a_break_whose_frame_dynamo_traced_no_further_is_not_scored(tmp_path):
+    """cooper's `CooperOptimizer.zero_grad`: two optimizers' `zero_grad()` in turn, in a frame that
+    holds no tensor; Dynamo breaks at the first and traces nothing of the frame after it (measured),
+    so the second never runs under Dynamo: not traced, not a false alarm. In `step`, which holds a
+    tensor, Dynamo traces on after the first break, and an unbroken second would still count."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SRC_REST)
+    m = f"{tmp_path}/pkg/m.py"
+    orig = {"ok": True, "breaks": 2,
+            "break_reasons": [{"gb": "GB0008", "summary": "skipped", "reason": "zero_grad",
+                               "user_stack": [{"file": m, "line": ln, "source": ""}]} for ln in (2, 9)],
+            "explain": {"break_reasons": []}, "graph_break_log": [], "log_breaks": [],
+            "coverage": {m: [1, 2, 3, 4, 5, 8, 9, 10, 11, 12]}, "traced_lines": {m: [1, 2, 8, 9, 10, 11, 12]}}
+    r = _bench().evaluate(orig, None, [_f(2, "GM403"), _f(4, "GM403"), _f(9, "GM403"), _f(11, "GM403")],
+                          ("pkg",), tmp_path)
+    assert [(f["line"], f["why"]) for f in r["not_traced"]] == [
+        (4, "zero_all() ran eagerly after its break at line 2 (Dynamo traced none of it after)")]
+    assert [f["line"] for f in r["false_alarms"]] == [11]
+    assert (r["findings_executed"], r["confirmed"]) == (3, 2)
