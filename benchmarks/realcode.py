@@ -503,6 +503,7 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
         (hits if direct else misses).append({**s, "codes": sorted({f["code"] for f in direct})})
     cov = {k if _inside(k, packages) else _rel(k, site): set(v) for k, v in (orig.get("coverage") or {}).items()}
     frames = [(s["file"], s["line"]) for s in sites] + [fl for s in sites for fl in s["stack"]]
+    broke_at = frozenset(frames)  # lines of frames that broke (not_traced)
     executed, confirmed, false_alarms, conditional, masked, undecided = [], [], [], [], [], []
     unseen: list[dict[str, Any]] = []
     skipped = skipped_regions(orig, packages, site)
@@ -531,7 +532,7 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
         if inside and not broke and f["code"] != "GM501":
             masked.append({**f, "function": inside[0][3]})
             continue
-        why = None if broke or inside or traced is None else not_traced(f, traced, unresumed, site, frozenset(frames))
+        why = None if broke or inside or traced is None else not_traced(f, traced, unresumed, site, broke_at)
         if why:  # executed eagerly in a frame Dynamo never traced: neither confirmed nor a false alarm
             unseen.append({**f, "why": why})
             continue

@@ -599,11 +599,12 @@ class Env:
         elif isinstance(target, (ast.Tuple, ast.List)):
             vals = value.elts if isinstance(value, (ast.Tuple, ast.List)) and \
                 len(value.elts) == len(target.elts) else None
+            n = len(target.elts)
+            found = self.callee(value) if vals is None else None  # the function a call unpacked runs
             # what a method of this class or a function of this file returns, item by item: every
             # `return` gives a tensor there (torch-struct's `arc_scores, batch, N, lengths =
             # self._check_potentials(arc_scores, lengths)`, `lengths` a tensor or made one)
-            elts = self.returned_elements(value, len(target.elts)) \
-                if vals is None and kind is not Kind.STATIC else None
+            elts = return_elements(found[1], found[0], n) if found is not None and kind is not Kind.STATIC else None
             if _saved_tensors(value):
                 # `t, *rest = ctx.saved_tensors` in an autograd Function's backward: tensors
                 # (torch-linode's adjoint, realcode round 28)
@@ -615,23 +616,20 @@ class Env:
                     # unpacking a tensor (split/chunk/...) gives tensors; anything else: unknown
                     self.bind(t, Kind.TENSOR if kind is Kind.TENSOR or (elts is not None and elts[i] is Kind.TENSOR)
                               else (Kind.STATIC if kind is Kind.STATIC else Kind.UNKNOWN))
-            if vals is None and kind is not Kind.STATIC and isinstance(value, ast.Call):
+            if found is not None and kind is not Kind.STATIC:
                 # an item some `return`s give as a tensor and others as something else (xitorch's
                 # Armijo search returns `alpha0`, an int, or a tensor step, realcode round 29):
                 # a tensor where it is one, named so (`s` is a tensor)
-                found = self.callee(value)
-                for i in mixed_elements(found[1], found[0], len(target.elts)) if found is not None else ():
+                for i in mixed_elements(found[1], found[0], n):
                     t = target.elts[i]
                     if isinstance(t, ast.Name) and self.kinds.get(t.id) is not Kind.TENSOR:
                         self.kinds[t.id] = Kind.TENSOR
                         self.number_or_tensor.add(t.id)
-            if vals is None and isinstance(value, ast.Call):
+            if found is not None:
                 # the items the callee's annotation declares lists of tensors (torch-interpol's
                 # `weights, _, _, coords, signs = get_weights(...)`, `-> Tuple[List[List[Tensor]],
                 # ...]`, realcode round 28)
-                found = self.callee(value)
-                for t, box in zip(target.elts, _annotated_containers(found[1].node.returns, len(target.elts))
-                                  if found is not None else ()):
+                for t, box in zip(target.elts, _annotated_containers(found[1].node.returns, n)):
                     if isinstance(t, ast.Name) and box is not None:
                         self.containers[t.id] = box
             if kind is Kind.TENSOR and vals is None and not _splits_a_tensor(value):
@@ -662,12 +660,6 @@ class Env:
                 self.self_kinds[target.attr] = kind
             else:
                 self.self_kinds.pop(target.attr, None)
-
-    def returned_elements(self, value: Optional[ast.expr], n: int) -> Optional[tuple]:
-        """Per item, the kind every `return` of the called function gives as a tuple of `n`
-        items (return_elements); None when the callee is not one `callee` finds."""
-        found = self.callee(value)
-        return return_elements(found[1], found[0], n) if found is not None else None
 
     def callee(self, value: Optional[ast.expr]) -> Optional[tuple[Symbols, FunctionInfo]]:
         """The function `value` calls, with its module's Symbols: a method of this class or a base
@@ -1434,24 +1426,21 @@ def _annotated_containers(ann: Optional[ast.expr], n: int) -> tuple:
 def mixed_elements(fi: FunctionInfo, sym: Symbols, n: int) -> tuple:
     """The indexes of the items that some `return` of `fi` (each a tuple display of `n` items)
     gives as a tensor and another as anything else: a tensor on some paths only."""
-    rows = _element_rows(fi, sym)
-    if not rows or not all(r is not None and len(r) == n for r in rows):
-        return ()
-    return tuple(i for i in range(n) if any(r[i] is Kind.TENSOR for r in rows)
-                 and not all(r[i] is Kind.TENSOR for r in rows))
+    rows = _element_rows(fi, sym, n)
+    return () if rows is None else tuple(i for i in range(n) if any(r[i] is Kind.TENSOR for r in rows)
+                                          and not all(r[i] is Kind.TENSOR for r in rows))
 
 
 def _body_elements(fi: FunctionInfo, sym: Symbols, n: int) -> Optional[tuple]:
     """return_elements from the `return` statements of the body."""
-    rows = _element_rows(fi, sym)
-    if not rows or not all(r is not None and len(r) == n for r in rows):
-        return None
-    return tuple(Kind.TENSOR if all(r[i] is Kind.TENSOR for r in rows) else Kind.UNKNOWN for i in range(n))
+    rows = _element_rows(fi, sym, n)
+    return None if rows is None else tuple(
+        Kind.TENSOR if all(r[i] is Kind.TENSOR for r in rows) else Kind.UNKNOWN for i in range(n))
 
 
-def _element_rows(fi: FunctionInfo, sym: Symbols) -> Optional[list]:
-    """Per `return` of `fi`, the kinds of the items of the tuple display it returns (None for
-    a return of anything else); None when nothing is known. Cached per file version, like
+def _element_rows(fi: FunctionInfo, sym: Symbols, n: int) -> Optional[list]:
+    """Per `return` of `fi`, the kinds of the `n` items of the tuple display it returns; None
+    when nothing is known or a `return` gives anything else. Cached per file version, like
     return_kinds."""
     cache = sym.__dict__.setdefault("return_elements_cache", {})  # qualname -> each return's items
     if fi.qualname in cache:
@@ -1462,7 +1451,7 @@ def _element_rows(fi: FunctionInfo, sym: Symbols) -> Optional[list]:
         if not _guarded((id(sym), "elements", fi.qualname), lambda: _return_kinds(fi, sym, elements=rows), ()):
             rows = None  # nothing known (in a recursion, the outer evaluation overwrites this)
         cache[fi.qualname] = rows
-    return rows
+    return rows if rows and all(r is not None and len(r) == n for r in rows) else None
 
 
 def init_holds_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:

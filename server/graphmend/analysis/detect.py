@@ -700,8 +700,8 @@ class FunctionWalker:
         proven_before = self._proven
         # a tensor in the body, whatever else it may be elsewhere (also a conjunct's: `if
         # isinstance(other, Tensor) and other.numel() <= 1:`)
-        self._proven = proven_before.union(*(_tensor_tests(v, self.symbols)[0] for v in (
-            s.test.values if isinstance(s.test, ast.BoolOp) and isinstance(s.test.op, ast.And) else [s.test])))
+        conjuncts = s.test.values if isinstance(s.test, ast.BoolOp) and isinstance(s.test.op, ast.And) else ()
+        self._proven = proven_before.union(is_tensor, *(_tensor_tests(v, self.symbols)[0] for v in conjuncts))
         for name in not_tensor:
             if self.env.kinds.get(name) is Kind.TENSOR:
                 self.env.kinds[name] = Kind.UNKNOWN
@@ -753,13 +753,14 @@ class FunctionWalker:
         # other side made it a tensor (xitorch's `if s is None: s = 1.0` after `s, phi1 =
         # search(...)`, `s` a tensor on some paths; not botorch's `if type(eta) is not Tensor:
         # eta = torch.full(...)`)
-        sides = [(either_body, after_body)] if else_exits and not body_exits else \
-            [(self.env.number_or_tensor, self.env.kinds)] if body_exits and not else_exits else \
-            [(either_body, after_body), (self.env.number_or_tensor, self.env.kinds)]
-        either = set().union(*(names for names, _ in sides))
-        for names, kinds in sides:
-            either -= {n for n in either if n not in names and kinds.get(n) is Kind.TENSOR}
-        self.env.number_or_tensor = either
+        if either_body or self.env.number_or_tensor:
+            sides = [(names, kinds) for names, kinds, exits in (
+                (either_body, after_body, body_exits), (self.env.number_or_tensor, self.env.kinds, else_exits))
+                if not exits or body_exits == else_exits]
+            either = set().union(*(names for names, _ in sides))
+            for names, kinds in sides:
+                either -= {n for n in either if n not in names and kinds.get(n) is Kind.TENSOR}
+            self.env.number_or_tensor = either
         if body_exits != else_exits:  # only the side that runs on reaches what follows
             self._computed_attrs = set(self._computed_attrs if body_exits else attrs_body)
         else:
@@ -917,7 +918,7 @@ class FunctionWalker:
         if name is None:
             return False
         if isinstance(e, ast.Name):
-            bound = single_assignments(self.fi.node).get(name)
+            bound = self.single_bindings().get(name)
             if isinstance(bound, ast.Call):
                 if isinstance(bound.func, ast.Name) and _own_zero_grad(self.symbols, bound.func.id):
                     return False
@@ -2240,11 +2241,13 @@ def numpy_func_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
         for fi in ci.methods.values():
             fi.node  # noqa: B018 - records the read (symbols.tracking)
     else:
-        values = [st.value for fi in ci.methods.values() for st in fast_walk(fi.node)
-                  if isinstance(st, ast.Assign) and any(
-                      isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
-                      and t.value.id == "self" for t in st.targets)]
-        cache[key] = bool(values) and all((sym.qualify(v) or "") in NUMPY_ARRAY_FUNCS for v in values)
+        # every store: a plain `self.<attr> = v` gives v, any other (unpacked, augmented) None
+        values = [st.value if isinstance(st, ast.Assign) and t in st.targets else None
+                  for fi in ci.methods.values() for st in _statements(fi.node.body)
+                  for t in statement_targets(st) if attr in _self_attrs(
+                      [n for n in fast_walk(t) if isinstance(n, ast.Attribute)])]
+        cache[key] = bool(values) and all(v is not None and (sym.qualify(v) or "") in NUMPY_ARRAY_FUNCS
+                                          for v in values)
     return cache[key]
 
 
