@@ -368,6 +368,48 @@ def numeric_comparison(e: ast.expr) -> bool:
         and not all(isinstance(x, ast.Constant) for x in sides)
 
 
+def _size_of(e: ast.expr) -> bool:
+    """`len(x)`, `x.numel()`, `x.size(0)`, `x.shape[0]`: how many items something holds."""
+    if isinstance(e, ast.Call):
+        if isinstance(e.func, ast.Name):
+            return e.func.id == "len"
+        return isinstance(e.func, ast.Attribute) and e.func.attr in ("numel", "size", "nelement", "__len__")
+    return isinstance(e, ast.Subscript) and isinstance(e.value, ast.Attribute) and e.value.attr == "shape"
+
+
+def nonempty_test(e: ast.expr, pol: bool = True) -> bool:
+    """`len(x) > 0`, `x.numel() != 0`, `x.size(0) >= 1` (or `len(x) == 0` when it is false): a
+    test that something is not empty. The branch it selects is the one every run with data
+    takes; a break there is not conditional in any sense a user would want shown."""
+    if not (isinstance(e, ast.Compare) and len(e.ops) == 1):
+        return False
+    left, op, right = e.left, type(e.ops[0]), e.comparators[0]
+    if isinstance(left, ast.Constant):  # `0 < len(x)`
+        mirror = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.NotEq: ast.NotEq,
+                  ast.Eq: ast.Eq}
+        if op not in mirror:
+            return False
+        left, op, right = right, mirror[op], left
+    if not (_size_of(left) and isinstance(right, ast.Constant) and type(right.value) is int):
+        return False
+    if not pol:  # the test is false: `len(x) == 0` -> `len(x) != 0`
+        negate = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.LtE: ast.Gt,
+                  ast.Gt: ast.LtE}
+        if op not in negate:
+            return False
+        op = negate[op]
+    return (op in (ast.Gt, ast.NotEq) and right.value == 0) or (op is ast.GtE and right.value == 1)
+
+
+def arm_value_test(e: ast.expr, pol: bool) -> bool:
+    """The test of an IfExp whose arm holds a site, named as the site's condition: a comparison
+    with a number (`len(metrics) <= 1`, `num_mem_kv > 0`, `offset < 0`), not a string key
+    (`k == "params"`) nor a test that something is not empty (`index.numel() > 0`)."""
+    if not numeric_comparison(e) or nonempty_test(e, pol):
+        return False
+    return not any(isinstance(x, ast.Constant) and isinstance(x.value, str) for x in (e.left, *e.comparators))
+
+
 def _atoms(e: ast.expr, pol: bool, out: list) -> None:
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
         _atoms(e.operand, not pol, out)

@@ -13,7 +13,7 @@ from typing import Iterable, Optional
 
 from graphmend.analysis.astwalk import preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
-from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison
+from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison, arm_value_test
 from graphmend.analysis.numpy_attrs import class_attr_is_array
 from graphmend.analysis.dataflow import (Env, Kind, cast_value, compiling_guard, container_of_tensors,
                                          docstring_bool_tensors, imports, trees_or_numbers, zipped)
@@ -264,6 +264,7 @@ class FunctionWalker:
         self._short_circuit: dict[int, list[tuple[ast.expr, bool]]] = {}
         self._short_circuit_seen: set[int] = set()
         self._arms: dict[int, list[tuple[ast.expr, bool]]] = {}  # the tests of the IfExps a node is an arm of
+        self._ifexp_of_test: dict[int, ast.IfExp] = {}
         self.facts = PathFacts()  # tensor on some paths only, empty on some paths (path_facts.py)
 
     def run(self) -> list[Site]:
@@ -291,7 +292,8 @@ class FunctionWalker:
         values = kw.pop("values", None) or []
         values = values + [(e, pol) for e, pol in short + [(t, True) for t in kw.get("static_test", ())]
                            if numeric_comparison(e) and self.env.kind(e) < Kind.DATA]
-        values += [(e, pol) for e, pol in arms if _grad_flag(e) and self.env.kind(e) < Kind.DATA]
+        values += [(e, pol) for e, pol in arms if self.env.kind(e) < Kind.DATA and (
+            _grad_flag(e) or arm_value_test(e, pol) and not _same_read(node, self._ifexp_of_test[id(e)], pol))]
         either, names = self.tensor_or_number(kw.get("test") if kw.get("test") is not None else node)
         if either is not None:
             values.append((either, True))
@@ -1024,10 +1026,13 @@ class FunctionWalker:
                 # an arm runs only where the test is true (false): a break in it is conditional
                 # as one in an operand of `and` is (higher's `p if p.requires_grad else
                 # torch.tensor([], requires_grad=True)` for frozen parameters, realcode round 30)
-                # Only what a condition names (a dtype, self.training, a config attribute) and a
-                # `requires_grad` test count: `int(i.max()) + 1 if i.numel() > 0 else 0` guards an
+                # What a condition names (a dtype, self.training, a config attribute), a
+                # `requires_grad` test and a comparison with a number count (poutyne's
+                # `tuple(m.tolist()) if len(m) <= 1 else (m,)`, realcode round 32), not a test
+                # that something is not empty: `int(i.max()) + 1 if i.numel() > 0 else 0` guards an
                 # empty input, and is no condition a user wants a real break demoted for.
                 self._short_circuit_seen.add(id(b))
+                self._ifexp_of_test[id(b.test)] = b
                 for arm, holds in ((b.body, True), (b.orelse, False)):
                     for n in ast.walk(arm):
                         self._arms[id(n)] = self._arms.get(id(n), []) + [(b.test, holds)]
@@ -2439,6 +2444,18 @@ def _element_is_scalar_or_mask(e: ast.expr) -> ast.BoolOp:
     is_bool = ast.Compare(ast.Attribute(e, "dtype", ast.Load()), [ast.Eq()],
                           [ast.Attribute(ast.Name("torch", ast.Load()), "bool", ast.Load())])
     return ast.BoolOp(ast.Or(), [_dim_is_one(e), is_bool])
+
+
+def _same_read(node: ast.AST, b: ast.IfExp, holds: bool) -> bool:
+    """The other arm of `b` (the one taken when its test is `not holds`) holds a read like
+    `node` (`t.item() if t.numel() == 1 else t[0].item()`): the expression breaks either way."""
+    def key(n: ast.AST):
+        if isinstance(n, ast.Call):
+            f = n.func
+            return ("call", f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None)
+        return (type(n).__name__,)
+    want = key(node)
+    return any(key(n) == want for n in ast.walk(b.orelse if holds else b.body))
 
 
 def _grad_flag(e: ast.expr) -> bool:
