@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from typing import Optional
 
 # leaves without children that no caller of these helpers looks for
 LEAF_TYPES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
@@ -110,10 +111,10 @@ def walk(node: ast.AST) -> list[ast.AST]:
     return out
 
 
-def preorder(node: ast.AST, skip: type | tuple = ()) -> list[ast.AST]:
+def preorder(node: ast.AST, skip: type | tuple = (), skipped: Optional[list] = None) -> list[ast.AST]:
     """The nodes below and including `node`, depth-first, parents before children, children in
     field order (what a stack of reversed `iter_child_nodes` gives), without LEAF_TYPES; a node
-    of a `skip` type is left out with everything below it."""
+    of a `skip` type is left out with everything below it (and appended to `skipped`)."""
     out: list[ast.AST] = []
     stack = [node]
     get = _FIELDS.get
@@ -121,6 +122,8 @@ def preorder(node: ast.AST, skip: type | tuple = ()) -> list[ast.AST]:
     while stack:
         n = pop()
         if skip and isinstance(n, skip):
+            if skipped is not None:
+                skipped.append(n)
             continue
         append(n)
         fields = get(type(n))

@@ -978,7 +978,8 @@ class FunctionWalker:
     def exprs(self, e: ast.expr, truth: bool = False) -> None:
         """Sites in `e`; `truth`: `e` is a condition whose truth `cond` reports (so are the tests
         of conditional expressions in it)."""
-        nodes = _walk_expr(e)
+        lambdas: list[ast.Lambda] = []
+        nodes = _walk_expr(e, lambdas)
         bound = self._comprehension_tensors(nodes)
         try:
             self._exprs(e, nodes, truth)
@@ -986,6 +987,30 @@ class FunctionWalker:
             for name in bound:
                 self.env.kinds.pop(name, None)
                 self.env.containers.pop(name, None)
+        for lam in lambdas:
+            self.lambda_body(lam)
+
+    def lambda_body(self, lam: ast.Lambda) -> None:
+        """Sites in a lambda's body, which Dynamo traces where the lambda is called (torchsurv's
+        `groupby(..., key=lambda i: self.time[order[i]])`, realcode round 23): the names it closes
+        over are the function's; its parameters are of kinds nothing shows."""
+        a = lam.args
+        params = [x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]]
+        kinds, containers = self.env.kinds, self.env.containers
+        saved = [(n, kinds.get(n), containers.get(n)) for n in params]
+        for n in params:
+            kinds[n] = Kind.UNKNOWN
+            containers.pop(n, None)
+        try:
+            self.exprs(lam.body)
+        finally:
+            for n, k, c in saved:
+                if k is None:
+                    kinds.pop(n, None)
+                else:
+                    kinds[n] = k
+                if c is not None:
+                    containers[n] = c
 
     def _comprehension_tensors(self, nodes: list) -> list[str]:
         """Bind, for the walk of one expression, a comprehension's target that iterates a tensor
@@ -2618,13 +2643,13 @@ def is_static(fn: ast.AST) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in getattr(fn, "decorator_list", ()))
 
 
-def _walk_expr(e: ast.expr):
-    """Nodes of an expression in evaluation order, not entering lambdas or comprehensions'
-    own scopes twice."""
+def _walk_expr(e: ast.expr, lambdas: Optional[list] = None):
+    """Nodes of an expression in evaluation order, not entering lambdas (appended to `lambdas`)
+    or comprehensions' own scopes twice."""
     # post-order would be evaluation order; pre-order keeps parents first, which is what the
     # de-duplication in `add` wants (print(x.item()) reports both the print and the .item());
     # the contexts and operators (astwalk.LEAF_TYPES) are left out: no caller looks at them
-    return preorder(e, ast.Lambda)
+    return preorder(e, ast.Lambda, lambdas)
 
 
 # calls that always return a new tensor (never a view or the input itself): a read of one can be

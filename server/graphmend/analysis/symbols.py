@@ -322,35 +322,47 @@ class Symbols:
             value = self._single_values[id(fi)].get(value.id)
         return value if isinstance(value, (ast.Call, ast.IfExp)) else None
 
-    def _scan_expr(self, root: ast.expr, fi: Optional[FunctionInfo], evidence_methods) -> None:
-        """Calls (per function, or the module's) and tensor evidence in one expression."""
+    def _scan_expr(self, root: ast.expr, fi: Optional[FunctionInfo], evidence_methods,
+                   shadow: frozenset = frozenset()) -> None:
+        """Calls (per function, or the module's) and tensor evidence in one expression. A
+        lambda's parameters (`shadow` in its body) are not the function's names: `map(lambda t:
+        t.reshape(...), ...)` is no evidence that the function's `t` is a tensor
+        (routing-transformer's `b, h, t, d = *q.shape`)."""
         calls = fi._calls if fi is not None else self.module_calls
         Call, Attribute, Subscript, Name = ast.Call, ast.Attribute, ast.Subscript, ast.Name
         stack = [root]
         while stack:
             node = stack.pop()
             t = type(node)
+            if t is ast.Lambda and fi is not None:
+                a = node.args
+                stack.extend(d for d in (*a.defaults, *a.kw_defaults) if d is not None)
+                params = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x is not None}
+                self._scan_expr(node.body, fi, evidence_methods, shadow | params)
+                continue
             if t is Call:
                 calls.append(node)
                 f = node.func
-                if fi is not None and type(f) is Attribute and type(f.value) is Name \
+                if fi is not None and type(f) is Attribute and type(f.value) is Name and f.value.id not in shadow \
                         and f.attr in evidence_methods and not _str_split(node, fi._node):
                     if f.attr != "backward":
                         fi.backward_only.discard(f.value.id)
                     elif f.value.id not in fi._evidence:
                         fi.backward_only.add(f.value.id)
                     _used_like_a_tensor(fi, f.value.id, node.lineno)
-                if fi is not None and node.args and type(node.args[0]) is Name and _autograd_call(f):
+                if fi is not None and node.args and type(node.args[0]) is Name and node.args[0].id not in shadow \
+                        and _autograd_call(f):
                     # what autograd differentiates is a tensor (torchmin's `f = self.fun(x)`, a
                     # user's objective, then `autograd.grad(f, x)` and `float(f)`)
                     _used_like_a_tensor(fi, node.args[0].id, node.lineno)
             elif t is Attribute:
-                if fi is not None and type(node.value) is Name \
+                if fi is not None and type(node.value) is Name and node.value.id not in shadow \
                         and node.attr in ("shape", "dtype", "device", "ndim"):
                     _used_like_a_tensor(fi, node.value.id, node.lineno)
             elif t is Subscript:
                 # x[:, 0], x[..., 1:]: multi-dimensional slicing is what tensors (and arrays) take
-                if fi is not None and isinstance(node.value, Name) and isinstance(node.slice, ast.Tuple) \
+                if fi is not None and isinstance(node.value, Name) and node.value.id not in shadow \
+                        and isinstance(node.slice, ast.Tuple) \
                         and any(isinstance(e, (ast.Slice,)) or (isinstance(e, ast.Constant) and e.value is Ellipsis)
                                 for e in node.slice.elts):
                     _used_like_a_tensor(fi, node.value.id, node.lineno)

@@ -1,0 +1,92 @@
+"""A lambda's body is traced where the lambda is called, so a break in it is a break: `lambda:
+x.item()` over a tensor the function holds, and torchdiffeq's `interp_fn = lambda t:
+self._linear_interp(t0, t1, y0, y1, t)`, which makes `_linear_interp`'s `if t == t0:` a branch
+on a tensor (realcode round 23, two misses). A lambda's parameters are its own: `map(lambda t:
+t.reshape(...), ...)` says nothing of the function's `t` (routing-transformer's `b, h, t, d =
+*q.shape`, then `torch.ones((b, t))`, no break). Checked statically and run under Dynamo (its
+graph-break log and graph count)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from difftest import Counter, compiled, load_module
+from graphmend.analysis import analyze_source
+from graphmend.config import Settings
+from test_callers import logged_break_lines
+
+SOURCE = '''\
+import torch
+
+
+def closed_over(x):
+    read = lambda: x.item()
+    return x * 2, read()
+
+
+class Interp:
+    def _linear_interp(self, t0, t1, y0, y1, t):
+        if t == t0:
+            return y0
+        return y0 + (t - t0) / (t1 - t0) * (y1 - y0)
+
+    def run(self, t0: torch.Tensor, t1: torch.Tensor, y0, y1):
+        interp_fn = lambda t: self._linear_interp(t0, t1, y0, y1, t)
+        return interp_fn(t0 * 0.5 + t1 * 0.5)
+
+
+def shapes(q, k):
+    b, h, t, d = *q.shape, k.shape[2]
+    q, k = map(lambda t: t.reshape(b, h, -1), (q, k))
+    return torch.ones((b, t)) + q.sum() + k.sum()
+
+
+def own_params(x):
+    double = lambda x: x * 2
+    return double(x.shape[0]) + x
+
+
+def run(case, x):
+    if case == "closed-over":
+        return closed_over(x.sum())
+    if case == "interp":
+        return Interp().run(x[0], x[1] + 1.0, x, x * 2)
+    if case == "shapes":
+        return shapes(x.reshape(1, 2, 2), x.reshape(1, 2, 2))
+    return own_params(x)
+'''
+
+LINES = {name: i for i, line in enumerate(SOURCE.splitlines(), 1)
+         for name in ("lambda: x.item()", "if t == t0", "torch.ones((b, t))", "double(x.shape[0])") if name in line}
+
+
+@pytest.fixture(scope="module")
+def by_line():
+    out: dict[int, list] = {}
+    for f in analyze_source(SOURCE, "lambda_bodies.py", Settings(scope="module")).findings:
+        out.setdefault(f.span.start.line, []).append(f)
+    return out
+
+
+def test_sites_in_lambda_bodies_are_found(by_line):
+    assert [f.code for f in by_line.get(LINES["lambda: x.item()"], [])] == ["GM401"], by_line
+    assert [f.code for f in by_line.get(LINES["if t == t0"], [])] == ["GM201"], by_line
+
+
+def test_lambda_parameters_are_not_the_functions_names(by_line):
+    assert LINES["torch.ones((b, t))"] not in by_line, by_line[LINES["torch.ones((b, t))"]]
+    assert LINES["double(x.shape[0])"] not in by_line, by_line
+
+
+@pytest.mark.parametrize("case,line,breaks", [
+    ("closed-over", "lambda: x.item()", True), ("interp", "if t == t0", True),
+    ("shapes", "torch.ones((b, t))", False), ("own", "double(x.shape[0])", False)])
+def test_dynamo_agrees(case, line, breaks, tmp_path):
+    mod = load_module(SOURCE, tmp_path, "lambda_bodies")
+    broke = logged_break_lines(mod.run, case, torch.randn(4), path=mod.__file__)
+    assert (LINES[line] in broke) is breaks, broke
+    if not breaks:
+        counter = Counter()
+        compiled(mod.run, counter, fullgraph=True)(case, torch.randn(4))
+        assert not broke and len(counter.graphs) == 1
