@@ -83,6 +83,11 @@ REQUIREMENTS = [
     "pythae==0.1.2",
     # round 32 (poutyne pulls torchmetrics and lightning-utilities, lampe zuko and h5py)
     "torchstain==1.4.1", "lampe==0.9.0", "torch-lr-finder==0.2.2", "poutyne==1.19.0",
+    # round 33 (deepctr-torch imports requests without declaring it and pulls scikit-learn;
+    # pytorch-accelerated pulls accelerate 1.16.0 and huggingface_hub; torchkeras declares nothing and
+    # imports accelerate, pandas, tqdm and IPython, its metrics are torchmetrics')
+    "deepctr-torch==0.3.0", "requests==2.34.2", "pytorch-warmup==0.2.0", "pytorch-accelerated==0.1.61",
+    "rtdl-revisiting-models==0.0.2", "torchkeras==4.0.5", "ipython==9.19.1",
 ]
 
 
@@ -7385,6 +7390,358 @@ def _poutyne_fit_evaluate():
                       "xv": torch.randn(8, 5, generator=g), "yv": torch.randint(0, 3, (8,), generator=g)}
 
 
+# round 33: deepctr-torch 0.3.0, pytorch-warmup 0.2.0, pytorch-accelerated 0.1.61 and
+# rtdl-revisiting-models 0.0.2, code nobody tuned on, measured before anything was changed for it
+
+
+def _deepctr_data(n, seed=1):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    # two categorical fields (vocabularies 5 and 4), one dense feature, a binary click label
+    data = {"c1": rng.integers(0, 5, n), "c2": rng.integers(0, 4, n), "d1": rng.random(n).astype("float32")}
+    y = (rng.random(n) < 0.5).astype("float32")
+    return data, y
+
+
+def _deepctr_columns():
+    from deepctr_torch.inputs import DenseFeat, SparseFeat
+
+    return [SparseFeat("c1", 5, embedding_dim=4), SparseFeat("c2", 4, embedding_dim=4), DenseFeat("d1", 1)]
+
+
+def _deepctr_deepfm_fit():
+    """deepctr-torch's DeepFM as its README trains it on a CTR table: 2 sparse fields
+    (`SparseFeat`, embedding 4) and 1 dense (`DenseFeat`), `compile("adam", "binary_crossentropy")`
+    (no metrics: with any, scikit-learn's metrics crash Dynamo, see docs/benchmarks.md's Round 33),
+    `fit` on the numpy feature dict (16 rows, batch 4, 1 epoch, `validation_split=0.25`, no
+    shuffling, `verbose=2`: `np.concatenate` of the columns, `loss.item()` per batch, the epoch
+    log printed), then `predict` (batches to numpy, concatenated); in a user function (the model
+    seeded and built outside it)."""
+    import torch
+    from deepctr_torch.models import DeepFM
+
+    torch.manual_seed(0)
+    cols = _deepctr_columns()
+    model = DeepFM(cols, cols, dnn_hidden_units=(8, 8), task="binary", device="cpu")
+    model.compile("adam", "binary_crossentropy")
+    cfg = dict(sparse=(5, 4), dense=1, embedding=4, dnn=(8, 8), rows=16, batch=4, epochs=1, validation_split=0.25)
+    data, y = _deepctr_data(16)
+
+    def fit():
+        hist = model.fit(dict(data), y, batch_size=4, epochs=1, verbose=2, validation_split=0.25, shuffle=False)
+        pred = model.predict(dict(data), batch_size=8)
+        return torch.tensor(hist.history["loss"]), torch.as_tensor(pred)
+    return cfg, fit, {}
+
+
+def _deepctr_dcn_earlystop():
+    """deepctr-torch's DCN (a vector cross network of 2 layers beside an 8-8 DNN, L2 on the
+    embeddings and the cross kernels through `get_regularization_loss`) compiled with
+    "binary_crossentropy" (no metrics, as in deepctr-deepfm-fit), `fit` for 3 epochs in batches
+    of 4 with `validation_data` (its `evaluate`: `predict` on the validation table) and
+    deepctr's `EarlyStopping(monitor="loss", patience=1)` callback (verbose 0), then `predict`;
+    in a user function (built outside it)."""
+    import torch
+    from deepctr_torch.callbacks import EarlyStopping
+    from deepctr_torch.models import DCN
+
+    torch.manual_seed(0)
+    cols = _deepctr_columns()
+    model = DCN(cols, cols, cross_num=2, dnn_hidden_units=(8, 8), l2_reg_embedding=1e-4, l2_reg_cross=1e-4,
+                task="binary", device="cpu")
+    model.compile("adam", "binary_crossentropy")
+    cfg = dict(sparse=(5, 4), dense=1, cross_num=2, dnn=(8, 8), train=16, valid=8, batch=4, epochs=3,
+               callbacks=("EarlyStopping",))
+    data, y = _deepctr_data(16)
+    vdata, vy = _deepctr_data(8, seed=2)
+
+    def fit():
+        hist = model.fit(dict(data), y, batch_size=4, epochs=3, verbose=0, validation_data=(dict(vdata), vy),
+                         shuffle=False, callbacks=[EarlyStopping(monitor="loss", patience=1)])
+        return torch.tensor(hist.history["loss"]), torch.as_tensor(model.predict(dict(vdata), batch_size=4))
+    return cfg, fit, {}
+
+
+def _warmup_model():
+    import torch
+
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+
+
+def _warmup_linear_cosine():
+    """pytorch-warmup's schedule as its README uses it: `AdamW` (lr 1e-2), a
+    `CosineAnnealingLR` over 6 steps and a `LinearWarmup` of period 3; 6 training steps (MSE,
+    backward, `optimizer.step()`, then `with warmup.dampening(): lr_scheduler.step()`, the
+    warmup factor multiplied into each group's lr), the lr recorded per step, then the warmup's
+    `state_dict()`; in a user function (optimizer, schedule and warmup built outside it)."""
+    import torch
+    import pytorch_warmup as warmup
+
+    model = _warmup_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=6)
+    wu = warmup.LinearWarmup(opt, warmup_period=3)
+    cfg = dict(mlp=(4, 8, 1), optimizer="AdamW", lr=1e-2, schedule="CosineAnnealingLR", T_max=6, warmup="linear",
+               warmup_period=3, steps=6)
+
+    def train(x, y):
+        lrs, losses = [], []
+        for i in range(6):
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(x[i::6]), y[i::6])
+            loss.backward()
+            opt.step()
+            with wu.dampening():
+                sched.step()
+            lrs.append(opt.param_groups[0]["lr"])
+            losses.append(loss.detach())
+        return torch.tensor(lrs), torch.stack(losses), torch.tensor(wu.state_dict()["last_step"])
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(24, 4, generator=g), "y": torch.randn(24, 1, generator=g)}
+
+
+def _warmup_untuned_radam():
+    """pytorch-warmup's parameter-free schedules: `UntunedExponentialWarmup` on an `Adam` (its
+    period from beta2, `2 / (1 - beta2)`), under an `ExponentialLR` of gamma 0.9, and
+    `RAdamWarmup` on a second Adam (`rho_inf` and the per-step warmup factor from the
+    RAdam variance rectification, `math.sqrt` of it); 5 training steps each
+    (`with warmup.dampening(): scheduler.step()`, the lrs recorded); in a user function."""
+    import torch
+    import pytorch_warmup as warmup
+
+    m1, m2 = _warmup_model(), _warmup_model()
+    o1 = torch.optim.Adam(m1.parameters(), lr=1e-2, betas=(0.9, 0.99))
+    o2 = torch.optim.Adam(m2.parameters(), lr=1e-2, betas=(0.9, 0.999))
+    s1 = torch.optim.lr_scheduler.ExponentialLR(o1, gamma=0.9)
+    s2 = torch.optim.lr_scheduler.ExponentialLR(o2, gamma=0.9)
+    w1, w2 = warmup.UntunedExponentialWarmup(o1), warmup.RAdamWarmup(o2)
+    cfg = dict(mlp=(4, 8, 1), optimizer="Adam", lr=1e-2, schedule="ExponentialLR", gamma=0.9,
+               warmups=("UntunedExponentialWarmup", "RAdamWarmup"), steps=5)
+
+    def train(x, y):
+        lrs = []
+        for i in range(5):
+            for m, o, s, w in ((m1, o1, s1, w1), (m2, o2, s2, w2)):
+                o.zero_grad()
+                torch.nn.functional.mse_loss(m(x[i::5]), y[i::5]).backward()
+                o.step()
+                with w.dampening():
+                    s.step()
+                lrs.append(o.param_groups[0]["lr"])
+        return torch.tensor(lrs), m1[0].weight.detach().clone(), m2[0].weight.detach().clone()
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x": torch.randn(20, 4, generator=g), "y": torch.randn(20, 1, generator=g)}
+
+
+def _accel_trainer(**kw):
+    import torch
+    from pytorch_accelerated import Trainer
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    return model, Trainer(model=model, loss_func=torch.nn.CrossEntropyLoss(), optimizer=opt, **kw)
+
+
+def _accel_dataset(n, seed):
+    import torch
+    from torch.utils.data import TensorDataset
+
+    g = torch.Generator().manual_seed(seed)
+    return TensorDataset(torch.randn(n, 4, generator=g), torch.randint(0, 3, (n,), generator=g))
+
+
+def _accel_train_eval():
+    """pytorch-accelerated's `Trainer` as its README runs it: a 4-8-3 MLP with SGD and cross
+    entropy, its default callbacks (modules moved to the device, the NaN check, progress
+    printing, tqdm bars, the metrics logged), `train` for 2 epochs over 16 samples with an
+    eval set of 8 (batch 4; Accelerate's `prepare`d model, optimizer and loaders,
+    `accelerator.backward`, the loss tracker's `gather`ed batch losses), the run history's
+    train and eval epoch losses, then `evaluate` (its history reset, the "evaluation_loss"); in a
+    user function (the `Trainer` built outside it)."""
+    import torch
+
+    model, trainer = _accel_trainer()
+    cfg = dict(mlp=(4, 8, 3), optimizer="SGD", train=16, eval=8, batch=4, epochs=2, callbacks="default")
+    train_ds, eval_ds = _accel_dataset(16, 1), _accel_dataset(8, 2)
+
+    def run():
+        trainer.train(train_dataset=train_ds, eval_dataset=eval_ds, num_epochs=2, per_device_batch_size=4,
+                      train_dataloader_kwargs={"shuffle": False})
+        h = trainer.run_history
+        losses = torch.tensor([h.get_metric_values(k) for k in ("train_loss_epoch", "eval_loss_epoch")])
+        trainer.evaluate(dataset=eval_ds, per_device_batch_size=4)
+        return losses, torch.tensor(trainer.run_history.get_latest_metric("evaluation_loss")), \
+            model[0].weight.detach().clone()
+    return cfg, run, {}
+
+
+def _accel_cosine_accum():
+    """pytorch-accelerated's `Trainer` with its `CosineLrScheduler` (`create_scheduler_fn` with
+    1 warmup epoch, the placeholders for epochs and update steps filled in by the trainer),
+    gradient accumulation over 2 steps, gradient clipping at 1.0 and 3 epochs over 16 samples
+    (batch 4) with an eval set of 8, and its callbacks given: `MoveModulesToDeviceCallback`,
+    `TerminateOnNaNCallback`, `PrintProgressCallback`, `LogMetricsCallback` and
+    `EarlyStoppingCallback(early_stopping_patience=2)` on the eval loss (no tqdm bars); in a user
+    function (the `Trainer` built outside it)."""
+    import torch
+    from pytorch_accelerated.callbacks import (EarlyStoppingCallback, LogMetricsCallback, MoveModulesToDeviceCallback,
+                                               PrintProgressCallback, TerminateOnNaNCallback)
+    from pytorch_accelerated.schedulers import CosineLrScheduler
+
+    model, trainer = _accel_trainer(callbacks=(MoveModulesToDeviceCallback, TerminateOnNaNCallback,
+                                               PrintProgressCallback, LogMetricsCallback,
+                                               EarlyStoppingCallback(early_stopping_patience=2)))
+    cfg = dict(mlp=(4, 8, 3), optimizer="SGD", train=16, eval=8, batch=4, epochs=3, accumulation=2, clip=1.0,
+               scheduler="CosineLrScheduler", warmup_epochs=1)
+    train_ds, eval_ds = _accel_dataset(16, 1), _accel_dataset(8, 2)
+
+    def run():
+        trainer.train(train_dataset=train_ds, eval_dataset=eval_ds, num_epochs=3, per_device_batch_size=4,
+                      gradient_accumulation_steps=2, gradient_clip_value=1.0,
+                      create_scheduler_fn=CosineLrScheduler.create_scheduler_fn(num_warmup_epochs=1),
+                      train_dataloader_kwargs={"shuffle": False})
+        h = trainer.run_history
+        return torch.tensor(h.get_metric_values("train_loss_epoch")), \
+            torch.tensor(h.get_metric_values("eval_loss_epoch")), model[2].weight.detach().clone()
+    return cfg, run, {}
+
+
+def _rtdl_ft_transformer_train():
+    """rtdl-revisiting-models' FT-Transformer as its README trains it: continuous features
+    through `LinearEmbeddings`, 2 categorical ones through `CategoricalEmbeddings`, a [CLS]
+    token, `get_default_kwargs(n_blocks=1)` (attention, ReGLU FFN, dropouts, the last block's
+    output on [CLS] only), `make_default_optimizer` (AdamW with its parameter groups, no weight
+    decay on embeddings and norms); 2 training steps on cross entropy, then an eval forward;
+    in a user function."""
+    import torch
+    from rtdl_revisiting_models import FTTransformer
+
+    torch.manual_seed(0)
+    model = FTTransformer(n_cont_features=3, cat_cardinalities=[4, 5], d_out=2,
+                          **FTTransformer.get_default_kwargs(n_blocks=1))
+    opt = model.make_default_optimizer()
+    cfg = dict(n_cont=3, cat=(4, 5), d_out=2, n_blocks=1, batch=8, steps=2, optimizer="default AdamW")
+
+    def train(x_cont, x_cat, y):
+        model.train()
+        losses = []
+        for _ in range(2):
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x_cont, x_cat), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        model.eval()
+        with torch.no_grad():
+            out = model(x_cont, x_cat)
+        return torch.stack(losses), out
+    g = torch.Generator().manual_seed(1)
+    return cfg, train, {"x_cont": torch.randn(8, 3, generator=g),
+                        "x_cat": torch.stack([torch.randint(0, 4, (8,), generator=g),
+                                              torch.randint(0, 5, (8,), generator=g)], 1),
+                        "y": torch.randint(0, 2, (8,), generator=g)}
+
+
+def _rtdl_mlp_resnet_linformer():
+    """rtdl-revisiting-models' MLP and ResNet baselines (2 blocks each, dropout; one AdamW
+    step on MSE each) and an `FTTransformerBackbone` with Linformer key-value compression
+    (`linformer_kv_compression_ratio=0.5`, "headwise" sharing) over `LinearEmbeddings` of 4
+    features, in eval mode; in a user function."""
+    import torch
+    from rtdl_revisiting_models import FTTransformerBackbone, LinearEmbeddings, MLP, ResNet
+
+    torch.manual_seed(0)
+    mlp = MLP(d_in=4, d_out=1, n_blocks=2, d_block=8, dropout=0.1)
+    res = ResNet(d_in=4, d_out=1, n_blocks=2, d_block=8, d_hidden_multiplier=2.0, dropout1=0.1, dropout2=0.0)
+    emb = LinearEmbeddings(4, 8)
+    bb = FTTransformerBackbone(d_out=1, n_blocks=1, d_block=8, attention_n_heads=2, attention_dropout=0.0,
+                               ffn_d_hidden=None, ffn_d_hidden_multiplier=2.0, ffn_dropout=0.0, residual_dropout=0.0,
+                               linformer_kv_compression_ratio=0.5, linformer_kv_compression_sharing="headwise",
+                               n_tokens=4).eval()
+    opts = [torch.optim.AdamW(m.parameters(), lr=1e-3) for m in (mlp, res)]
+    cfg = dict(d_in=4, d_block=8, n_blocks=2, batch=8, linformer=(0.5, "headwise"), heads=2)
+
+    def run(x, y):
+        losses = []
+        for m, o in zip((mlp, res), opts):
+            m.train()
+            o.zero_grad()
+            loss = torch.nn.functional.mse_loss(m(x), y)
+            loss.backward()
+            o.step()
+            losses.append(loss.detach())
+        with torch.no_grad():
+            out = bb(emb(x))
+        return torch.stack(losses), out
+    g = torch.Generator().manual_seed(1)
+    return cfg, run, {"x": torch.randn(8, 4, generator=g), "y": torch.randn(8, 1, generator=g)}
+
+
+def _torchkeras_setup():
+    import tempfile
+    import torch
+    import torchmetrics
+    from torch.utils.data import DataLoader, TensorDataset
+    from torchkeras import KerasModel
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    model = KerasModel(net, loss_fn=torch.nn.CrossEntropyLoss(),
+                       metrics_dict={"acc": torchmetrics.Accuracy(task="multiclass", num_classes=3)},
+                       optimizer=torch.optim.Adam(net.parameters(), lr=1e-2))
+    g = torch.Generator().manual_seed(1)
+    dl_train = DataLoader(TensorDataset(torch.randn(16, 4, generator=g), torch.randint(0, 3, (16,), generator=g)),
+                          batch_size=4)
+    dl_val = DataLoader(TensorDataset(torch.randn(8, 4, generator=g), torch.randint(0, 3, (8,), generator=g)),
+                        batch_size=4)
+    return model, net, dl_train, dl_val, tempfile.mkdtemp(prefix="torchkeras-")
+
+
+def _torchkeras_fit():
+    """torchkeras' `KerasModel` as its README trains it: a 4-8-3 MLP, cross entropy, Adam and
+    torchmetrics' multiclass `Accuracy` in `metrics_dict` (its `compute` and `reset` per epoch); `fit` for 3 epochs
+    over DataLoaders of 16 and 8 samples (batch 4) with `plot=False` (its tqdm bars and printed
+    logs), `patience=2` on "val_loss" (the best checkpoint saved to a temporary directory and
+    reloaded at the end), inside Accelerate's `Accelerator` (`prepare`, `backward`, gradient
+    clipping, `gather`, `.item()` of the losses and metrics; the history a pandas DataFrame);
+    in a user function (the model built outside it)."""
+    import os
+    import torch
+
+    model, net, dl_train, dl_val, tmp = _torchkeras_setup()
+    cfg = dict(mlp=(4, 8, 3), optimizer="Adam", train=16, val=8, batch=4, epochs=3, patience=2, monitor="val_loss")
+
+    def fit():
+        df = model.fit(train_data=dl_train, val_data=dl_val, epochs=3, patience=2, monitor="val_loss", mode="min",
+                       ckpt_path=os.path.join(tmp, "checkpoint"), plot=False, cpu=True)
+        return torch.tensor(df[["train_loss", "val_loss", "train_acc", "val_acc"]].to_numpy()), \
+            net[0].weight.detach().clone()
+    return cfg, fit, {}
+
+
+def _torchkeras_evaluate():
+    """torchkeras' `KerasModel.evaluate` on a validation DataLoader (an eval-stage `StepRunner`
+    and `EpochRunner`: no optimizer, the loss and accuracy `gather`ed and `.item()`ed per batch,
+    averaged over the epoch, its tqdm bar) and the model called as a module (`forward` through
+    the net in eval mode); in a user function."""
+    import torch
+    from accelerate import Accelerator
+
+    model, net, dl_train, dl_val, tmp = _torchkeras_setup()
+    model.accelerator = Accelerator(cpu=True)
+    cfg = dict(mlp=(4, 8, 3), val=8, batch=4, metrics=("acc",))
+
+    def evaluate(x):
+        res = model.evaluate(dl_val, quiet=True)
+        net.eval()
+        return torch.tensor([res["val_loss"], res["val_acc"]]), model(x)
+    g = torch.Generator().manual_seed(2)
+    return cfg, evaluate, {"x": torch.randn(4, 4, generator=g)}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -7472,6 +7829,13 @@ _PYTHAE = ["pythae/models/" + f for f in ("base", "nn", "rhvae", "hvae", "vae", 
 _TORCHSTAIN = ["torchstain/torch", "torchstain/base"]
 _LAMPE = ["lampe/inference", "lampe/utils.py", "lampe/masks.py", "lampe/nn.py"]
 _LR_FINDER = ["torch_lr_finder"]
+_DEEPCTR = ["deepctr_torch/models/basemodel.py", "deepctr_torch/models/deepfm.py", "deepctr_torch/models/dcn.py",
+            "deepctr_torch/inputs.py", "deepctr_torch/callbacks.py", "deepctr_torch/layers"]
+_WARMUP = ["pytorch_warmup"]
+_ACCEL = ["pytorch_accelerated/trainer.py", "pytorch_accelerated/callbacks.py", "pytorch_accelerated/tracking.py",
+          "pytorch_accelerated/schedulers", "pytorch_accelerated/run_config.py", "pytorch_accelerated/utils.py"]
+_RTDL = ["rtdl_revisiting_models.py"]
+_TORCHKERAS = ["torchkeras/kerasmodel.py", "torchkeras/utils.py", "torchkeras/pbar.py"]
 _POUTYNE = ["poutyne/framework/model.py", "poutyne/framework/metrics", "poutyne/framework/callbacks",
             "poutyne/framework/iterators.py", "poutyne/utils.py", "poutyne/framework/optimizers.py"]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
@@ -8263,4 +8627,35 @@ ENTRIES = {e.name: e for e in [
     Entry("poutyne-fit-evaluate", "poutyne", "poutyne==1.19.0",
           "Model.fit on tensors, 2 epochs with validation, EarlyStopping, ReduceLROnPlateau; evaluate",
           _poutyne_fit_evaluate, _POUTYNE, grad=True, training=True, scope="module"),
+    # round 33
+    Entry("deepctr-deepfm-fit", "deepctr_torch", "deepctr-torch==0.3.0",
+          "DeepFM (2 sparse fields, 1 dense): fit 1 epoch on a numpy dict with a validation split; predict",
+          _deepctr_deepfm_fit, _DEEPCTR, grad=True, training=True, scope="module"),
+    Entry("deepctr-dcn-earlystop", "deepctr_torch", "deepctr-torch==0.3.0",
+          "DCN (vector cross network, L2): fit 3 epochs with validation data and EarlyStopping; predict",
+          _deepctr_dcn_earlystop, _DEEPCTR, grad=True, training=True, scope="module"),
+    Entry("warmup-linear-cosine", "pytorch_warmup", "pytorch-warmup==0.2.0",
+          "AdamW, CosineAnnealingLR under a LinearWarmup of 3: 6 steps with warmup.dampening(); state_dict",
+          _warmup_linear_cosine, _WARMUP, grad=True, training=True, scope="module"),
+    Entry("warmup-untuned-radam", "pytorch_warmup", "pytorch-warmup==0.2.0",
+          "Adam with ExponentialLR under UntunedExponentialWarmup and RAdamWarmup: 5 steps each",
+          _warmup_untuned_radam, _WARMUP, grad=True, training=True, scope="module"),
+    Entry("accel-train-eval", "pytorch_accelerated", "pytorch-accelerated==0.1.61",
+          "Trainer (SGD, cross entropy, default callbacks): train 2 epochs with an eval set; evaluate",
+          _accel_train_eval, _ACCEL, grad=True, training=True, scope="module"),
+    Entry("accel-cosine-accum", "pytorch_accelerated", "pytorch-accelerated==0.1.61",
+          "Trainer with CosineLrScheduler (1 warmup epoch), 2-step accumulation, clipping, early stopping",
+          _accel_cosine_accum, _ACCEL, grad=True, training=True, scope="module"),
+    Entry("rtdl-ft-transformer-train", "rtdl_revisiting_models", "rtdl-revisiting-models==0.0.2",
+          "FT-Transformer (3 continuous, 2 categorical features, 1 block), AdamW: 2 steps; eval forward",
+          _rtdl_ft_transformer_train, _RTDL, grad=True, training=True, scope="module"),
+    Entry("rtdl-mlp-resnet-linformer", "rtdl_revisiting_models", "rtdl-revisiting-models==0.0.2",
+          "MLP and ResNet, one AdamW step each; FT-Transformer backbone with Linformer compression",
+          _rtdl_mlp_resnet_linformer, _RTDL, grad=True, training=True, scope="module"),
+    Entry("torchkeras-fit", "torchkeras", "torchkeras==4.0.5",
+          "KerasModel (Adam, Accuracy): fit 3 epochs with validation, early stopping, checkpoint",
+          _torchkeras_fit, _TORCHKERAS, grad=True, training=True, scope="module"),
+    Entry("torchkeras-evaluate", "torchkeras", "torchkeras==4.0.5",
+          "KerasModel.evaluate on a validation DataLoader (loss and Accuracy per batch), then a forward",
+          _torchkeras_evaluate, _TORCHKERAS, scope="module"),
 ]}
