@@ -396,3 +396,27 @@ def test_a_finding_after_a_break_whose_frame_dynamo_traced_no_further_is_not_sco
         (4, "zero_all() ran eagerly after its break at line 2 (Dynamo traced none of it after)")]
     assert [f["line"] for f in r["false_alarms"]] == [11]
     assert (r["findings_executed"], r["confirmed"]) == (3, 2)
+
+
+def test_a_mended_statement_whose_own_untraceable_call_breaks_is_not_still_breaking():
+    """deepctr-torch (realcode round 33): `print("Train on {0} samples".format(\\n
+    len(train_tensor_data)))` is deferred (GM101, fixable), and its argument's `len()` of a
+    TensorDataset breaks on its own (GM403, reported, not fixable). The mended run's break on that
+    argument's line is the GM403's, not the mend's; a break on the print's first line, which no
+    unfixed finding covers, is still the mend's."""
+    m = "/sp/pkg/m.py"
+    printed = {"file": "pkg/m.py", "line": 5, "end_line": 6, "code": "GM101", "fixable": True, "message": "print()"}
+    length = {"file": "pkg/m.py", "line": 6, "end_line": 6, "code": "GM403", "fixable": False, "message": "len()"}
+
+    def run(*lines):
+        return {"ok": True, "break_reasons": [{"gb": "GB0008", "summary": "skipped", "reason": "len",
+                                               "user_stack": [{"file": m, "line": ln, "source": ""}]} for ln in lines],
+                "explain": {"break_reasons": []}, "graph_break_log": [], "log_breaks": [], "coverage": {m: [5, 6]}}
+    bench = _bench()
+    r = bench.evaluate(run(5, 6), run(6), [printed, length], ("pkg",), Path("/sp"))
+    assert r["still_breaking"] == []
+    r = bench.evaluate(run(5, 6), run(5, 6), [printed, length], ("pkg",), Path("/sp"))
+    assert [(f["line"], f["code"]) for f in r["still_breaking"]] == [(5, "GM101")]
+    length["code"] = "GM401"  # a read the deferral takes over: a break there is the mend's
+    r = bench.evaluate(run(5, 6), run(6), [printed, length], ("pkg",), Path("/sp"))
+    assert [(f["line"], f["code"]) for f in r["still_breaking"]] == [(5, "GM101")]

@@ -30,6 +30,23 @@ LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception
 LOGGER_NAMES = frozenset({"logger", "_logger", "log", "LOGGER", "LOG", "_LOGGER", "_log"})
 HELD_LOGGER_NAMES = frozenset({"logger", "_logger", "LOGGER", "_LOGGER"})
 LSTSQ = "`torch.linalg.lstsq()`"  # GM402's detail; rules/unmendable.py declines it with its reason
+# torch.utils.data's modules: `torch.utils.data.<these>.<name>` is a function or class of theirs
+# (`default_collate_fn_map.update(...)` or a pattern's `search` are not)
+_DATA_MODULES = frozenset({"dataloader", "dataset", "sampler", "distributed", "_utils", "collate", "worker",
+                           "fetch", "pin_memory", "signal_handling", "graph", "graph_settings",
+                           "backward_compatibility"})
+
+
+def _torch_utils_data(q: str) -> bool:
+    """`q` names a function or class of torch.utils.data (all of which Dynamo skips)."""
+    if not q.startswith("torch.utils.data."):
+        return False
+    *mods, name = q[len("torch.utils.data."):].split(".")
+    return bool(name) and all(m in _DATA_MODULES for m in mods)
+
+
+_DATA_NOTE = ("Dynamo skips torch.utils.data (its datasets, samplers and loaders run eagerly); build and "
+              "measure them outside the compiled function")
 UNTRACEABLE = {
     "time.time": "time.time()", "time.perf_counter": "time.perf_counter()",
     "time.monotonic": "time.monotonic()", "time.sleep": "time.sleep()",
@@ -910,6 +927,18 @@ class FunctionWalker:
             return test, []
         return None, []
 
+    def data_object(self, e: ast.expr) -> Optional[str]:
+        """The torch.utils.data class a local holds (`ds = TensorDataset(x, y)`, every binding of
+        it such a call), else None."""
+        if not isinstance(e, ast.Name):
+            return None
+        bound = self.single_bindings().get(e.id)
+        if isinstance(bound, ast.Call):
+            q = self.env.qualify(bound.func) or ""
+            if _torch_utils_data(q) and q.rsplit(".", 1)[-1][:1].isupper():
+                return q.rsplit(".", 1)[-1]
+        return None
+
     def optimizer(self, e: ast.expr) -> bool:
         """`e` holds a torch optimizer: a parameter annotated as one (`optimizer: Optimizer`), a
         local bound to `torch.optim.<Class>(...)`, or a name or attribute named as one (`optimizer`,
@@ -1343,6 +1372,18 @@ class FunctionWalker:
             return
         if q in UNTRACEABLE or q.startswith(("pdb.", "ipdb.")):
             self.add("GM403", c, detail=UNTRACEABLE.get(q, q + "()"))
+            return
+        if _torch_utils_data(q):
+            # Dynamo skips torch.utils (GB0008 "marked as skipped", measured on torch 2.13:
+            # `TensorDataset(x, y)` and `DataLoader(...)` in deepctr-torch's `fit`, realcode round 33)
+            self.add("GM403", c, detail=f"`{q.rsplit('.', 1)[-1]}(...)` of torch.utils.data", gb_id="GB0008",
+                     note=_DATA_NOTE)
+            return
+        if q in ("len", "iter") and len(c.args) == 1 and (cls := self.data_object(c.args[0])) is not None:
+            # `len(ds)` runs `TensorDataset.__len__`, which Dynamo skips like the constructor
+            # (deepctr-torch's `print("Train on {0} samples".format(len(train_tensor_data)))`: a
+            # deferred print still broke there, round 33)
+            self.add("GM403", c, detail=f"`{q}()` of a torch.utils.data `{cls}`", gb_id="GB0008", note=_DATA_NOTE)
             return
         if isinstance(func, ast.Attribute) and func.attr == "zero_grad" and self.optimizer(func.value):
             # `Optimizer.zero_grad` is marked as skipped (GB0008, measured on torch 2.13; lampe's
