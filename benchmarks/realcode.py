@@ -503,7 +503,13 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
         (hits if direct else misses).append({**s, "codes": sorted({f["code"] for f in direct})})
     cov = {k if _inside(k, packages) else _rel(k, site): set(v) for k, v in (orig.get("coverage") or {}).items()}
     frames = [(s["file"], s["line"]) for s in sites] + [fl for s in sites for fl in s["stack"]]
-    broke_at = frozenset(frames)  # lines of frames that broke (not_traced)
+    # lines of frames that broke (not_traced), also the package calls above a break logged in
+    # another package's code (pytorch-accelerated's `trainer.print(...)`, whose print breaks in
+    # accelerate/state.py; the callback's `time.sleep` after it ran eagerly, realcode round 33)
+    above = [(_rel(fr["file"], site), fr["line"]) for b in orig.get("log_breaks") or []
+             for fr in b.get("user_stack") or [] if fr.get("line") and _inside(_rel(fr.get("file", ""), site), packages)]
+    broke_at = frozenset(frames + above)
+    above_at = frozenset(above)
     executed, confirmed, false_alarms, conditional, masked, undecided = [], [], [], [], [], []
     unseen: list[dict[str, Any]] = []
     skipped = skipped_regions(orig, packages, site)
@@ -515,7 +521,12 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
     for f in findings:
         if not any(ln in cov.get(f["file"], ()) for ln in _span(f)):
             continue
-        broke = any(file == f["file"] and ln in _span(f) for file, ln in frames)
+        # a call GraphMend reports as breaking (GM403's untraceable calls, print, logging) under
+        # which Dynamo broke in another package's code: torchkeras' `self.optimizer.zero_grad()` on
+        # accelerate's wrapper (GB0008 `Optimizer.zero_grad` at accelerate/optimizer.py:118) and its
+        # `deepcopy(self.metrics_dict)` (breaks inside Dynamo's copy polyfill), realcode round 33
+        broke = any(file == f["file"] and ln in _span(f) for file, ln in frames) or (
+            f["code"] in CALL_CODES and any((f["file"], ln) in above_at for ln in _span(f)))
         cond = f.get("condition") or {}
         need = cond.get("training")
         if not broke and need is not None and bool(need) != training:

@@ -420,3 +420,54 @@ def test_a_mended_statement_whose_own_untraceable_call_breaks_is_not_still_break
     length["code"] = "GM401"  # a read the deferral takes over: a break there is the mend's
     r = bench.evaluate(run(5, 6), run(6), [printed, length], ("pkg",), Path("/sp"))
     assert [(f["line"], f["code"]) for f in r["still_breaking"]] == [(5, "GM101")]
+
+
+SRC_CALLBACK = '''\
+def on_epoch_start(trainer):
+    trainer.print("starting")
+    time.sleep(0.01)
+'''
+
+
+def test_a_finding_after_a_call_whose_break_is_logged_in_another_package_is_not_scored(tmp_path):
+    """pytorch-accelerated (realcode round 33): a callback's `trainer.print(...)` breaks inside
+    accelerate's state.py (its `print`); only the graph_breaks log names it, its stack runs through
+    the callback's line 2. The frame holds no tensor and Dynamo ran the `time.sleep` after it
+    eagerly: not traced, not a false alarm. Without that stack the sleep is a false alarm."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SRC_CALLBACK)
+    m, other = f"{tmp_path}/pkg/m.py", f"{tmp_path}/acc/state.py"
+    printed = "Failed to trace builtin operator `print`"
+    orig = {"ok": True, "break_reasons": [], "explain": {"break_reasons": []},
+            "graph_break_log": [{"file": other, "line": 719, "gb": "GB0059", "reason": "Graph break",
+                                 "detail": printed}],
+            "log_breaks": [{"site": {"file": other, "line": 719}, "gb": "GB0059", "detail": printed,
+                            "user_stack": [{"file": m, "line": 2}, {"file": other, "line": 719}]}],
+            "coverage": {m: [1, 2, 3]}, "traced_lines": {m: [1, 2]}}
+    bench = _bench()
+    r = bench.evaluate(orig, None, [_f(3, "GM403")], ("pkg",), tmp_path)
+    assert [(f["line"], f["why"]) for f in r["not_traced"]] == [
+        (3, "on_epoch_start() ran eagerly after its break at line 2 (Dynamo traced none of it after)")]
+    assert r["false_alarms"] == [] and r["misses"] == []
+    orig["log_breaks"][0]["user_stack"] = orig["log_breaks"][0]["user_stack"][1:]
+    r = bench.evaluate(orig, None, [_f(3, "GM403")], ("pkg",), tmp_path)
+    assert [f["line"] for f in r["false_alarms"]] == [3]
+
+
+def test_a_reported_call_under_which_dynamo_broke_in_another_package_is_confirmed(tmp_path):
+    """torchkeras (realcode round 33): `self.optimizer.zero_grad()` on accelerate's optimizer
+    wrapper breaks inside accelerate/optimizer.py (GB0008, `Optimizer.zero_grad`), a frame below
+    the line GraphMend reports (GM403): confirmed, not a false alarm. A GM401 on a line above such
+    a break is not: its own read did not break."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SRC_CALLBACK)
+    m, other = f"{tmp_path}/pkg/m.py", f"{tmp_path}/acc/optimizer.py"
+    skipped = "Attempted to inline function marked as skipped: `Optimizer.zero_grad`"
+    orig = {"ok": True, "break_reasons": [], "explain": {"break_reasons": []},
+            "graph_break_log": [{"file": other, "line": 118, "gb": "GB0008", "reason": "Graph break",
+                                 "detail": skipped}],
+            "log_breaks": [{"site": {"file": other, "line": 118}, "gb": "GB0008", "detail": skipped,
+                            "user_stack": [{"file": m, "line": 2}, {"file": other, "line": 118}]}],
+            "coverage": {m: [1, 2, 3]}}
+    r = _bench().evaluate(orig, None, [_f(2, "GM403"), _f(2, "GM401")], ("pkg",), tmp_path)
+    assert (r["confirmed"], [(f["line"], f["code"]) for f in r["false_alarms"]]) == (1, [(2, "GM401")])

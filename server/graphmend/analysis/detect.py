@@ -2069,6 +2069,9 @@ def _any_tensor_tests(test: ast.expr, symbols: Symbols) -> list[str]:
     return out
 
 
+# attributes every tensor has (a failed `hasattr(x, ...)` of one says x is none)
+TENSOR_ATTRS = frozenset({"__len__", "__getitem__", "__iter__", "shape", "dtype", "device", "ndim", "size", "numel",
+                          "tolist", "item", "dim"})
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 # abstract types every tensor is an instance of (0-dim ones too, measured): where `isinstance(x,
 # Iterable)` fails, x is no tensor (poutyne's `_get_metric` ends in `else: float(metrics)` after
@@ -2093,6 +2096,12 @@ def _not_tensor_unless(test: ast.expr, symbols: Symbols, holds: bool, fn: Option
     True: the names that are no tensor where the test fails.)"""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _not_tensor_unless(test.operand, symbols, not holds, fn)
+    if holds and isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr" \
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and isinstance(test.args[1], ast.Constant) \
+            and test.args[1].value in TENSOR_ATTRS:
+        # where `hasattr(start, '__len__')` fails, start is no tensor (deepctr-torch's `slice_arrays`
+        # slices by `start:stop` there, after `start = start.tolist()` in the other branch, round 33)
+        return [test.args[0].id]
     if not holds or not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
                          and test.func.id == "isinstance" and len(test.args) == 2
                          and isinstance(test.args[0], ast.Name)):
