@@ -47,6 +47,7 @@ def _torch_utils_data(q: str) -> bool:
 
 _DATA_NOTE = ("Dynamo skips torch.utils.data (its datasets, samplers and loaders run eagerly); build and "
               "measure them outside the compiled function")
+_TQDM = "a tqdm progress bar"
 UNTRACEABLE = {
     "time.time": "time.time()", "time.perf_counter": "time.perf_counter()",
     "time.monotonic": "time.monotonic()", "time.sleep": "time.sleep()",
@@ -72,7 +73,7 @@ UNTRACEABLE = {
     **{q: f"{q}()" for q in ("torch.get_rng_state", "torch.set_rng_state", "torch.manual_seed",
                              "torch.random.get_rng_state", "torch.random.set_rng_state", "torch.random.manual_seed",
                              "torch.autograd.grad", "torch.autograd.backward")},
-    **{q: "a tqdm progress bar" for q in ("tqdm.tqdm", "tqdm.trange", "tqdm.std.tqdm", "tqdm.auto.tqdm",
+    **{q: _TQDM for q in ("tqdm.tqdm", "tqdm.trange", "tqdm.std.tqdm", "tqdm.auto.tqdm",
                                           "tqdm.auto.trange", "tqdm.notebook.tqdm", "tqdm.notebook.trange")},
 }
 # numpy functions that make an array (or a 0-dim one) from their arguments: Dynamo traces them as
@@ -1373,6 +1374,12 @@ class FunctionWalker:
         if q in UNTRACEABLE or q.startswith(("pdb.", "ipdb.")):
             self.add("GM403", c, detail=UNTRACEABLE.get(q, q + "()"))
             return
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) \
+                and isinstance(func.value.value, ast.Name) and func.value.value.id == "self" \
+                and self.fi.cls is not None and progress_bar_attr(self.symbols, self.fi.cls, func.value.attr):
+            # `self.pbar.update(1)`, the bar made in another method (tqdm's methods are skipped)
+            self.add("GM403", c, detail=f"{_TQDM}'s `{func.attr}()`", gb_id="GB0008")
+            return
         if _torch_utils_data(q):
             # Dynamo skips torch.utils (GB0008 "marked as skipped", measured on torch 2.13:
             # `TensorDataset(x, y)` and `DataLoader(...)` in deepctr-torch's `fit`, realcode round 33)
@@ -2310,25 +2317,38 @@ def _own_zero_grad(symbols: Symbols, name: str) -> bool:
     return ci is not None and "zero_grad" in ci.methods and not any("Optim" in b for b in ci.bases)
 
 
-def numpy_func_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
-    """Every store of `self.<attr>` in the methods of `ci` is one of numpy's functions that make
-    arrays (NUMPY_ARRAY_FUNCS): poutyne's early stopping keeps `self.monitor_op = np.less` (or
-    `np.greater`) and branches on `self.monitor_op(current - self.min_delta, self.best)`, an array
-    Dynamo traces as a tensor (GB0170, realcode round 32). Cached per file version."""
-    cache = sym.__dict__.setdefault("numpy_func_attrs", {})
+def self_attr_stores(sym: Symbols, ci: ClassInfo, attr: str) -> list[Optional[ast.expr]]:
+    """What each store of `self.<attr>` in the methods of `ci` stores: a plain `self.<attr> = v`
+    gives v, any other (unpacked, augmented) None. Cached per file version."""
+    cache = sym.__dict__.setdefault("self_attr_stores", {})
     key = (ci.name, attr)
     if key in cache:
         for fi in ci.methods.values():
             fi.node  # noqa: B018 - records the read (symbols.tracking)
     else:
-        # every store: a plain `self.<attr> = v` gives v, any other (unpacked, augmented) None
-        values = [st.value if isinstance(st, ast.Assign) and t in st.targets else None
-                  for fi in ci.methods.values() for st in _statements(fi.node.body)
-                  for t in statement_targets(st) if attr in _self_attrs(
-                      [n for n in fast_walk(t) if isinstance(n, ast.Attribute)])]
-        cache[key] = bool(values) and all(v is not None and (sym.qualify(v) or "") in NUMPY_ARRAY_FUNCS
-                                          for v in values)
+        cache[key] = [st.value if isinstance(st, ast.Assign) and t in st.targets else None
+                      for fi in ci.methods.values() for st in _statements(fi.node.body)
+                      for t in statement_targets(st) if attr in _self_attrs(
+                          [n for n in fast_walk(t) if isinstance(n, ast.Attribute)])]
     return cache[key]
+
+
+def numpy_func_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
+    """Every store of `self.<attr>` in the methods of `ci` is one of numpy's functions that make
+    arrays (NUMPY_ARRAY_FUNCS): poutyne's early stopping keeps `self.monitor_op = np.less` (or
+    `np.greater`) and branches on `self.monitor_op(current - self.min_delta, self.best)`, an array
+    Dynamo traces as a tensor (GB0170, realcode round 32)."""
+    values = self_attr_stores(sym, ci, attr)
+    return bool(values) and all(v is not None and (sym.qualify(v) or "") in NUMPY_ARRAY_FUNCS for v in values)
+
+
+def progress_bar_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
+    """Every store of `self.<attr>` in the methods of `ci` is a tqdm bar or None, at least one a
+    bar: pytorch-accelerated's progress callback makes `self.pbar = tqdm(...)` in one hook and
+    calls `self.pbar.update(1)` in another (GB0008, `tqdm.update` is skipped, realcode round 33)."""
+    values = self_attr_stores(sym, ci, attr)
+    bars = [v for v in values if isinstance(v, ast.Call) and UNTRACEABLE.get(sym.qualify(v.func) or "") == _TQDM]
+    return bool(bars) and all(v in bars or (isinstance(v, ast.Constant) and v.value is None) for v in values)
 
 
 def _reduced_mask(c: ast.Call) -> bool:
