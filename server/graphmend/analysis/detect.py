@@ -1427,6 +1427,15 @@ class FunctionWalker:
                     and not env.is_submodule_call(func):
                 self.add("GM401", c, detail=f"`.{func.attr}()`")
                 return
+            if base is Kind.UNKNOWN and func.attr == "item" and not c.args and not c.keywords \
+                    and isinstance(func.value, ast.Call) and not env.is_submodule_call(func) \
+                    and "item" not in _method_names(self.symbols):
+                # `.item()` of what a callable the walk does not know returns: only a tensor (or
+                # a numpy value, which Dynamo traces as one) has an `.item()`, unless a class of
+                # this file defines one (torchkeras' `metric_fn(all_preds, all_labels).item()`
+                # over `self.metrics_dict.items()`, realcode round 33)
+                self.add("GM401", c, detail="`.item()`")
+                return
             if base is not Kind.STATIC and func.attr in ("add_", "addcmul_", "addcdiv_"):
                 from graphmend.rules.scalar_first import scalar_first  # rules import this module
                 # `exp_avg.add_(1 - beta1, grad)`: "Unhandled args for method"; of a receiver the
