@@ -429,21 +429,26 @@ def on_epoch_start(trainer):
 '''
 
 
+def _logged_below(tmp_path, other: str, line: int, gb: str, detail: str) -> tuple[str, dict]:
+    """pkg/m.py (SRC_CALLBACK) and a child result whose only break is logged at `other`:`line`
+    (another package's file), its stack through pkg/m.py line 2."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SRC_CALLBACK)
+    m, at = f"{tmp_path}/pkg/m.py", f"{tmp_path}/{other}"
+    return m, {"ok": True, "break_reasons": [], "explain": {"break_reasons": []},
+               "graph_break_log": [{"file": at, "line": line, "gb": gb, "reason": "Graph break", "detail": detail}],
+               "log_breaks": [{"site": {"file": at, "line": line}, "gb": gb, "detail": detail,
+                               "user_stack": [{"file": m, "line": 2}, {"file": at, "line": line}]}],
+               "coverage": {m: [1, 2, 3]}}
+
+
 def test_a_finding_after_a_call_whose_break_is_logged_in_another_package_is_not_scored(tmp_path):
     """pytorch-accelerated (realcode round 33): a callback's `trainer.print(...)` breaks inside
     accelerate's state.py (its `print`); only the graph_breaks log names it, its stack runs through
     the callback's line 2. The frame holds no tensor and Dynamo ran the `time.sleep` after it
     eagerly: not traced, not a false alarm. Without that stack the sleep is a false alarm."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "m.py").write_text(SRC_CALLBACK)
-    m, other = f"{tmp_path}/pkg/m.py", f"{tmp_path}/acc/state.py"
-    printed = "Failed to trace builtin operator `print`"
-    orig = {"ok": True, "break_reasons": [], "explain": {"break_reasons": []},
-            "graph_break_log": [{"file": other, "line": 719, "gb": "GB0059", "reason": "Graph break",
-                                 "detail": printed}],
-            "log_breaks": [{"site": {"file": other, "line": 719}, "gb": "GB0059", "detail": printed,
-                            "user_stack": [{"file": m, "line": 2}, {"file": other, "line": 719}]}],
-            "coverage": {m: [1, 2, 3]}, "traced_lines": {m: [1, 2]}}
+    m, orig = _logged_below(tmp_path, "acc/state.py", 719, "GB0059", "Failed to trace builtin operator `print`")
+    orig["traced_lines"] = {m: [1, 2]}
     bench = _bench()
     r = bench.evaluate(orig, None, [_f(3, "GM403")], ("pkg",), tmp_path)
     assert [(f["line"], f["why"]) for f in r["not_traced"]] == [
@@ -459,15 +464,7 @@ def test_a_reported_call_under_which_dynamo_broke_in_another_package_is_confirme
     wrapper breaks inside accelerate/optimizer.py (GB0008, `Optimizer.zero_grad`), a frame below
     the line GraphMend reports (GM403): confirmed, not a false alarm. A GM401 on a line above such
     a break is not: its own read did not break."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "m.py").write_text(SRC_CALLBACK)
-    m, other = f"{tmp_path}/pkg/m.py", f"{tmp_path}/acc/optimizer.py"
-    skipped = "Attempted to inline function marked as skipped: `Optimizer.zero_grad`"
-    orig = {"ok": True, "break_reasons": [], "explain": {"break_reasons": []},
-            "graph_break_log": [{"file": other, "line": 118, "gb": "GB0008", "reason": "Graph break",
-                                 "detail": skipped}],
-            "log_breaks": [{"site": {"file": other, "line": 118}, "gb": "GB0008", "detail": skipped,
-                            "user_stack": [{"file": m, "line": 2}, {"file": other, "line": 118}]}],
-            "coverage": {m: [1, 2, 3]}}
+    _, orig = _logged_below(tmp_path, "acc/optimizer.py", 118, "GB0008",
+                            "Attempted to inline function marked as skipped: `Optimizer.zero_grad`")
     r = _bench().evaluate(orig, None, [_f(2, "GM403"), _f(2, "GM401")], ("pkg",), tmp_path)
     assert (r["confirmed"], [(f["line"], f["code"]) for f in r["false_alarms"]]) == (1, [(2, "GM401")])

@@ -928,31 +928,32 @@ class FunctionWalker:
             return test, []
         return None, []
 
+    def bound_call(self, e: ast.expr) -> tuple[Optional[ast.Call], str]:
+        """The call a local `e` is bound to (every binding of it that one call) and its callee's
+        qualified name, else (None, "")."""
+        bound = self.single_bindings().get(e.id) if isinstance(e, ast.Name) else None
+        if not isinstance(bound, ast.Call):
+            return None, ""
+        return bound, self.env.qualify(bound.func) or ""
+
     def backward_runner(self, e: ast.expr) -> bool:
         """`e` holds an Accelerate `Accelerator` or a Lightning `Fabric`: a local bound to one's
         constructor, or a name or attribute called `accelerator` or `fabric` (`self._accelerator`)."""
         name = e.id if isinstance(e, ast.Name) else e.attr if isinstance(e, ast.Attribute) else None
         if name is None:
             return False
-        if isinstance(e, ast.Name):
-            bound = self.single_bindings().get(name)
-            if isinstance(bound, ast.Call):
-                q = self.env.qualify(bound.func) or ""
-                return q.rsplit(".", 1)[-1] in ("Accelerator", "Fabric") and q.split(".", 1)[0] in (
-                    "accelerate", "lightning", "lightning_fabric")
+        call, q = self.bound_call(e)
+        if call is not None:
+            return q.rsplit(".", 1)[-1] in ("Accelerator", "Fabric") and q.split(".", 1)[0] in (
+                "accelerate", "lightning", "lightning_fabric")
         return name.strip("_") in ("accelerator", "fabric")
 
     def data_object(self, e: ast.expr) -> Optional[str]:
         """The torch.utils.data class a local holds (`ds = TensorDataset(x, y)`, every binding of
         it such a call), else None."""
-        if not isinstance(e, ast.Name):
-            return None
-        bound = self.single_bindings().get(e.id)
-        if isinstance(bound, ast.Call):
-            q = self.env.qualify(bound.func) or ""
-            if _torch_utils_data(q) and q.rsplit(".", 1)[-1][:1].isupper():
-                return q.rsplit(".", 1)[-1]
-        return None
+        _, q = self.bound_call(e)
+        cls = q.rsplit(".", 1)[-1]
+        return cls if _torch_utils_data(q) and cls[:1].isupper() else None
 
     def optimizer(self, e: ast.expr) -> bool:
         """`e` holds a torch optimizer: a parameter annotated as one (`optimizer: Optimizer`), a
@@ -964,11 +965,10 @@ class FunctionWalker:
         if name is None:
             return False
         if isinstance(e, ast.Name):
-            bound = self.single_bindings().get(name)
-            if isinstance(bound, ast.Call):
+            bound, q = self.bound_call(e)
+            if bound is not None:
                 if isinstance(bound.func, ast.Name) and _own_zero_grad(self.symbols, bound.func.id):
                     return False
-                q = self.env.qualify(bound.func) or ""
                 if q.startswith("torch.optim.") and q.rsplit(".", 1)[-1][:1].isupper():
                     return True
             args = self.fi.node.args
