@@ -113,3 +113,33 @@ def test_value_conditions_are_apart_unless_the_site_broke():
     assert r["false_alarms"] == [] and (r["findings_executed"], r["confirmed"]) == (1, 1)
     r = prec.evaluate(res, [{**f3, "condition": None}])
     assert [fa["line"] for fa in r["false_alarms"]] == [3]
+
+
+def test_child_logs_the_stack_of_a_break_at_a_line_that_broke_before(tmp_path):
+    """Dynamo gives a break's user stack once per kind and innermost frame: deepctr-torch's
+    `DataLoader(...)` after its `TensorDataset(...)` both break in Dynamo's constructor polyfill,
+    and the second came without the stack that places it in the package (realcode round 33). The
+    child logs every break's stack."""
+    import torch
+
+    child = load_path(ROOT / "benchmarks" / "_model_child.py", "graphmend_bench_child_test", reuse=True)
+    src = tmp_path / "gm_two_datasets.py"
+    src.write_text("import torch.utils.data as D\n\n\ndef f(x):\n    a = D.TensorDataset(x)\n    x = x * 2\n"
+                   "    b = D.TensorDataset(x)\n    return x + 1, a, b\n")
+    mod = load_path(src, "gm_two_datasets")
+    log = child._BreakLog()
+    logger = logging.getLogger("torch._dynamo")
+    torch._logging.set_logs(graph_breaks=True)
+    child.log_every_break_stack()
+    logger.addHandler(log)
+    try:
+        torch._dynamo.reset()
+        torch.compile(mod.f, backend="eager")(torch.ones(2))
+    finally:
+        logger.removeHandler(log)
+        torch._logging.set_logs()
+        torch._dynamo.reset()
+        from torch._dynamo.utils import graph_break_dup_warning_checker
+        graph_break_dup_warning_checker.__dict__.pop("add", None)  # the class's method again
+    lines = {fr["line"] for b in log.breaks for fr in b["user_stack"] if fr["file"] == str(src)}
+    assert {5, 7} <= lines, log.breaks
