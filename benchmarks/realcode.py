@@ -385,6 +385,21 @@ def skipped_regions(res: dict[str, Any], packages: tuple[str, ...], site: Path) 
 _FUNCS: dict[Path, list[tuple[int, int, str, list[tuple[int, int]]]]] = {}
 
 
+# codes whose call breaks only when its frame is inlined into another (the finding's note says so):
+# in a frame Dynamo compiles on its own it keeps `warnings.warn` and a `requires_grad=True` factory
+INLINED_ONLY = frozenset({"GM103", "GM405"})
+
+
+def _after_a_break(f: dict[str, Any], broke: frozenset, site: Path) -> bool:
+    """A line of `f`'s own function before it broke (a break's site or a call above one)."""
+    enclosing = [fn for fn in _functions(site / f["file"]) if fn[0] <= f["line"] <= fn[1]]
+    if not enclosing:
+        return False
+    first, _, _, inner = max(enclosing, key=lambda fn: fn[0])
+    return any(file == f["file"] and first <= ln < f["line"] and not any(a <= ln <= b for a, b in inner)
+               for file, ln in broke)
+
+
 def _functions(path: Path) -> list[tuple[int, int, str, list[tuple[int, int]]]]:
     """(first line, last line, name, [(first, last) of the functions nested in it]) of every
     function of a file (lambdas and comprehensions stay part of theirs); [] when it does not parse."""
@@ -538,6 +553,13 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
             # conditional findings; one whose site broke counts as confirmed below (dtype and
             # config conditions are scored as before)
             undecided.append(f)
+            continue
+        if not broke and f["code"] in INLINED_ONLY and _after_a_break(f, broke_at, site):
+            # "breaks when this frame is inlined": after a break in its function the rest ran as
+            # a frame of its own (a resume function, or the function compiled anew when its caller
+            # ran it eagerly), where Dynamo keeps the call (higher's `warnings.warn` after
+            # `super().__init__()`, which broke in the base class's deepcopy, realcode round 30)
+            conditional.append(f)
             continue
         inside = [k for k in skipped if k[0] == f["file"] and k[1] <= f["line"] <= k[2]]
         if inside and not broke and f["code"] != "GM501":
@@ -695,7 +717,7 @@ def markdown(data: dict[str, Any]) -> str:
              f"messages equal: {'yes' if t['messages_equal'] else 'NO'}."
              + (f" Failed: {', '.join(t['failed'])}." if t["failed"] else "")
              + (f" Apart from precision: {t.get('conditional_not_met', 0)} findings whose named condition "
-                f"(training or eval mode) the run did not meet, {t.get('conditional_undecided', 0)} conditional "
+                f"(training or eval mode, or a frame inlined) the run did not meet, {t.get('conditional_undecided', 0)} conditional "
                 f"findings that did not break whose condition names a value the scoring cannot evaluate "
                 f"(listed with it below), {t.get('masked_by_skip', 0)} in code Dynamo "
                 f"skipped (fell back to eager), where no break can show, {t.get('not_traced', 0)} on lines "

@@ -468,3 +468,33 @@ def test_a_reported_call_under_which_dynamo_broke_in_another_package_is_confirme
                             "Attempted to inline function marked as skipped: `Optimizer.zero_grad`")
     r = _bench().evaluate(orig, None, [_f(2, "GM403"), _f(2, "GM401")], ("pkg",), tmp_path)
     assert (r["confirmed"], [(f["line"], f["code"]) for f in r["false_alarms"]]) == (1, [(2, "GM401")])
+
+
+SRC_WARN = '''\
+class Rprop(Base):
+    def __init__(self, *args):
+        super().__init__(*args)
+        warnings.warn("gradient correctness issues")
+'''
+
+
+def test_a_warning_after_a_break_in_its_frame_is_apart(tmp_path):
+    """higher (realcode round 30): `warnings.warn` after `super().__init__()`, which broke in the
+    base class (its stack runs through line 3). GM103 breaks only when its frame is inlined; after a
+    break in its function the rest ran as a frame of its own, where Dynamo keeps the warning: the
+    condition was not met, not a false alarm. With no break before it in its function it is one."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SRC_WARN)
+    m = f"{tmp_path}/pkg/m.py"
+    orig = {"ok": True, "break_reasons": [{"gb": "GB4198", "summary": "deepcopy", "reason": "deepcopy",
+                                           "user_stack": [{"file": m, "line": 3, "source": ""},
+                                                          {"file": f"{tmp_path}/pkg/base.py", "line": 9,
+                                                           "source": ""}]}],
+            "explain": {"break_reasons": []}, "graph_break_log": [], "log_breaks": [], "coverage": {m: [1, 2, 3, 4]}}
+    (tmp_path / "pkg" / "base.py").write_text("\n" * 20)
+    bench = _bench()
+    r = bench.evaluate(orig, None, [_f(4, "GM103")], ("pkg",), tmp_path)
+    assert ([f["line"] for f in r["conditional_not_met"]], r["false_alarms"]) == ([4], [])
+    orig["break_reasons"] = []
+    r = bench.evaluate(orig, None, [_f(4, "GM103")], ("pkg",), tmp_path)
+    assert [f["line"] for f in r["false_alarms"]] == [4]
