@@ -20,9 +20,11 @@ from graphmend.analysis.dataflow import (Env, Kind, cast_value, compiling_guard,
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
+from graphmend.analysis.skipped_calls import (DATA_NOTE, TQDM, UNTRACEABLE, progress_bar_attr,
+                                              torch_utils_data)
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
                                         bound_only_to, lineage, method_aliases, overrides, param_defaults,
-                                        _self_attrs, registered_name, single_assignments, statement_targets)
+                                        _self_attrs, registered_name, self_attr_stores, single_assignments, statement_targets)
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -30,52 +32,6 @@ LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception
 LOGGER_NAMES = frozenset({"logger", "_logger", "log", "LOGGER", "LOG", "_LOGGER", "_log"})
 HELD_LOGGER_NAMES = frozenset({"logger", "_logger", "LOGGER", "_LOGGER"})
 LSTSQ = "`torch.linalg.lstsq()`"  # GM402's detail; rules/unmendable.py declines it with its reason
-# torch.utils.data's modules: `torch.utils.data.<these>.<name>` is a function or class of theirs
-# (`default_collate_fn_map.update(...)` or a pattern's `search` are not)
-_DATA_MODULES = frozenset({"dataloader", "dataset", "sampler", "distributed", "_utils", "collate", "worker",
-                           "fetch", "pin_memory", "signal_handling", "graph", "graph_settings",
-                           "backward_compatibility"})
-
-
-def _torch_utils_data(q: str) -> bool:
-    """`q` names a function or class of torch.utils.data (all of which Dynamo skips)."""
-    if not q.startswith("torch.utils.data."):
-        return False
-    *mods, name = q[len("torch.utils.data."):].split(".")
-    return bool(name) and all(m in _DATA_MODULES for m in mods)
-
-
-_DATA_NOTE = ("Dynamo skips torch.utils.data (its datasets, samplers and loaders run eagerly); build and "
-              "measure them outside the compiled function")
-_TQDM = "a tqdm progress bar"
-UNTRACEABLE = {
-    "time.time": "time.time()", "time.perf_counter": "time.perf_counter()",
-    "time.monotonic": "time.monotonic()", "time.sleep": "time.sleep()",
-    # measured on torch 2.13: skipped functions, as time.perf_counter (poutyne's
-    # `timeit.default_timer()`, realcode round 32)
-    **{q: q + "()" for q in ("timeit.default_timer", "time.perf_counter_ns", "time.time_ns", "time.monotonic_ns",
-                             "time.process_time")},
-    "pdb.set_trace": "pdb.set_trace()", "breakpoint": "breakpoint()", "input": "input()",
-    "open": "open()", "copy.deepcopy": "copy.deepcopy()",
-    "pickle.dumps": "pickle.dumps()", "pickle.loads": "pickle.loads()", "os.system": "os.system()",
-    "subprocess.run": "subprocess.run()", "sys.stdout.write": "sys.stdout.write()",
-    "sys.stderr.write": "sys.stderr.write()", "torch.save": "torch.save()",
-    "torch.load": "torch.load()", "numpy.random.rand": "numpy.random", "random.random": "random.random()",
-    # measured on torch 2.13 (`y * h`, fullgraph=True; realcode round 10, auraloss): numpy's draw
-    # a traced 0-dim array read as a Python number; `random`'s are skipped functions. Not
-    # `numpy.random.seed`/`shuffle`, `random.randint`/`uniform`/`randrange`: Dynamo traces those
-    **{f"numpy.random.{f}": "numpy.random" for f in ("randn", "randint", "choice", "uniform", "normal",
-                                                     "permutation", "random", "random_sample", "standard_normal")},
-    **{f"random.{f}": f"random.{f}()" for f in ("choice", "seed", "gauss", "shuffle", "sample", "betavariate",
-                                                "normalvariate", "getrandbits")},
-    # measured on torch 2.13 (realcode rounds 9 and 14: linformer's reversible layers record the
-    # RNG state, native-sparse-attention samples in a tqdm loop, deepxde's losses take gradients)
-    **{q: f"{q}()" for q in ("torch.get_rng_state", "torch.set_rng_state", "torch.manual_seed",
-                             "torch.random.get_rng_state", "torch.random.set_rng_state", "torch.random.manual_seed",
-                             "torch.autograd.grad", "torch.autograd.backward")},
-    **{q: _TQDM for q in ("tqdm.tqdm", "tqdm.trange", "tqdm.std.tqdm", "tqdm.auto.tqdm",
-                                          "tqdm.auto.trange", "tqdm.notebook.tqdm", "tqdm.notebook.trange")},
-}
 # numpy functions that make an array (or a 0-dim one) from their arguments: Dynamo traces them as
 # torch ops, so a value read from what they return is a data-dependent operator (measured on
 # torch 2.13 for prod, cumsum, asarray, sum; for arange, linspace and zeros, and any/all of a
@@ -953,7 +909,7 @@ class FunctionWalker:
         it such a call), else None."""
         _, q = self.bound_call(e)
         cls = q.rsplit(".", 1)[-1]
-        return cls if _torch_utils_data(q) and cls[:1].isupper() else None
+        return cls if torch_utils_data(q) and cls[:1].isupper() else None
 
     def optimizer(self, e: ast.expr) -> bool:
         """`e` holds a torch optimizer: a parameter annotated as one (`optimizer: Optimizer`), a
@@ -1392,19 +1348,19 @@ class FunctionWalker:
                 and isinstance(func.value.value, ast.Name) and func.value.value.id == "self" \
                 and self.fi.cls is not None and progress_bar_attr(self.symbols, self.fi.cls, func.value.attr):
             # `self.pbar.update(1)`, the bar made in another method (tqdm's methods are skipped)
-            self.add("GM403", c, detail=f"{_TQDM}'s `{func.attr}()`", gb_id="GB0008")
+            self.add("GM403", c, detail=f"{TQDM}'s `{func.attr}()`", gb_id="GB0008")
             return
-        if _torch_utils_data(q):
+        if torch_utils_data(q):
             # Dynamo skips torch.utils (GB0008 "marked as skipped", measured on torch 2.13:
             # `TensorDataset(x, y)` and `DataLoader(...)` in deepctr-torch's `fit`, realcode round 33)
             self.add("GM403", c, detail=f"`{q.rsplit('.', 1)[-1]}(...)` of torch.utils.data", gb_id="GB0008",
-                     note=_DATA_NOTE)
+                     note=DATA_NOTE)
             return
         if q in ("len", "iter") and len(c.args) == 1 and (cls := self.data_object(c.args[0])) is not None:
             # `len(ds)` runs `TensorDataset.__len__`, which Dynamo skips like the constructor
             # (deepctr-torch's `print("Train on {0} samples".format(len(train_tensor_data)))`: a
             # deferred print still broke there, round 33)
-            self.add("GM403", c, detail=f"`{q}()` of a torch.utils.data `{cls}`", gb_id="GB0008", note=_DATA_NOTE)
+            self.add("GM403", c, detail=f"`{q}()` of a torch.utils.data `{cls}`", gb_id="GB0008", note=DATA_NOTE)
             return
         if isinstance(func, ast.Attribute) and func.attr == "zero_grad" and self.optimizer(func.value):
             # `Optimizer.zero_grad` is marked as skipped (GB0008, measured on torch 2.13; lampe's
@@ -2347,22 +2303,6 @@ def _own_zero_grad(symbols: Symbols, name: str) -> bool:
     return ci is not None and "zero_grad" in ci.methods and not any("Optim" in b for b in ci.bases)
 
 
-def self_attr_stores(sym: Symbols, ci: ClassInfo, attr: str) -> list[Optional[ast.expr]]:
-    """What each store of `self.<attr>` in the methods of `ci` stores: a plain `self.<attr> = v`
-    gives v, any other (unpacked, augmented) None. Cached per file version."""
-    cache = sym.__dict__.setdefault("self_attr_stores", {})
-    key = (ci.name, attr)
-    if key in cache:
-        for fi in ci.methods.values():
-            fi.node  # noqa: B018 - records the read (symbols.tracking)
-    else:
-        cache[key] = [st.value if isinstance(st, ast.Assign) and t in st.targets else None
-                      for fi in ci.methods.values() for st in _statements(fi.node.body)
-                      for t in statement_targets(st) if attr in _self_attrs(
-                          [n for n in fast_walk(t) if isinstance(n, ast.Attribute)])]
-    return cache[key]
-
-
 def numpy_func_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
     """Every store of `self.<attr>` in the methods of `ci` is one of numpy's functions that make
     arrays (NUMPY_ARRAY_FUNCS): poutyne's early stopping keeps `self.monitor_op = np.less` (or
@@ -2370,15 +2310,6 @@ def numpy_func_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
     Dynamo traces as a tensor (GB0170, realcode round 32)."""
     values = self_attr_stores(sym, ci, attr)
     return bool(values) and all(v is not None and (sym.qualify(v) or "") in NUMPY_ARRAY_FUNCS for v in values)
-
-
-def progress_bar_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
-    """Every store of `self.<attr>` in the methods of `ci` is a tqdm bar or None, at least one a
-    bar: pytorch-accelerated's progress callback makes `self.pbar = tqdm(...)` in one hook and
-    calls `self.pbar.update(1)` in another (GB0008, `tqdm.update` is skipped, realcode round 33)."""
-    values = self_attr_stores(sym, ci, attr)
-    bars = [v for v in values if isinstance(v, ast.Call) and UNTRACEABLE.get(sym.qualify(v.func) or "") == _TQDM]
-    return bool(bars) and all(v in bars or (isinstance(v, ast.Constant) and v.value is None) for v in values)
 
 
 def _reduced_mask(c: ast.Call) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from graphmend.analysis.astwalk import children
+from graphmend.analysis.astwalk import walk as fast_walk
 
 FuncNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -485,7 +486,6 @@ def single_assignments(fn: ast.AST, neutral=None) -> dict[str, ast.expr]:
     (name -> value). Every other binding (augmented, annotated, a loop or comprehension target,
     `:=`, `with ... as`, a tuple target) counts as one too; `neutral(binding, name)` names
     bindings that do not count (detect: `mask = None` before the mask)."""
-    from graphmend.analysis.astwalk import walk as fast_walk
 
     binds: dict[str, list] = {}
     for n in fast_walk(fn):
@@ -654,7 +654,6 @@ def bound_only_to(fn: ast.AST, value_of, unpack: bool = False, augmented: bool =
     name out (`nx = get_backend(...)`; `hess = A(...) if c else B(...)` on two paths).
     `unpack`: `a, b = call(...)` binds each name to the call's answer; `augmented`: `a += v` is
     a binding that keeps the name in (its answer None)."""
-    from graphmend.analysis.astwalk import walk as fast_walk
 
     stores: dict[str, int] = {}
     bound: dict[str, list] = {}
@@ -825,3 +824,19 @@ def overrides(sym: "Symbols", cls: "ClassInfo", name: str) -> list["FunctionInfo
             out.append(fi)
         todo.extend(children.get(n, ()))
     return out
+
+
+def self_attr_stores(sym: Symbols, ci: ClassInfo, attr: str) -> list[Optional[ast.expr]]:
+    """What each store of `self.<attr>` in the methods of `ci` stores: a plain `self.<attr> = v`
+    gives v, any other (unpacked, augmented) None. Cached per file version."""
+    cache = sym.__dict__.setdefault("self_attr_stores", {})
+    key = (ci.name, attr)
+    if key in cache:
+        for fi in ci.methods.values():
+            fi.node  # noqa: B018 - records the read (symbols.tracking)
+    else:
+        cache[key] = [st.value if isinstance(st, ast.Assign) and t in st.targets else None
+                      for fi in ci.methods.values() for st in _statements(fi.node.body)
+                      for t in statement_targets(st) if attr in _self_attrs(
+                          [n for n in fast_walk(t) if isinstance(n, ast.Attribute)])]
+    return cache[key]
