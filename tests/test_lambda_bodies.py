@@ -3,8 +3,11 @@ x.item()` over a tensor the function holds, and torchdiffeq's `interp_fn = lambd
 self._linear_interp(t0, t1, y0, y1, t)`, which makes `_linear_interp`'s `if t == t0:` a branch
 on a tensor (realcode round 23, two misses). A lambda's parameters are its own: `map(lambda t:
 t.reshape(...), ...)` says nothing of the function's `t` (routing-transformer's `b, h, t, d =
-*q.shape`, then `torch.ones((b, t))`, no break). Checked statically and run under Dynamo (its
-graph-break log and graph count)."""
+*q.shape`, then `torch.ones((b, t))`, no break). A lambda given as a parameter's default runs
+where the function calls the parameter, its parameters typed by a `Callable[[...], R]`
+annotation: ignite's `output_transform: Callable[[Any, Any, Any, torch.Tensor], Any] = lambda x,
+y, y_pred, loss: loss.item()` (realcode round 22, a miss). Checked statically and run under
+Dynamo (its graph-break log and graph count)."""
 
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ from graphmend.config import Settings
 from test_callers import logged_break_lines
 
 SOURCE = '''\
+from typing import Any, Callable
+
 import torch
 
 
@@ -47,7 +52,17 @@ def own_params(x):
     return double(x.shape[0]) + x
 
 
+def supervised_step(model, output_transform: Callable[[Any, Any, Any, torch.Tensor], Any] = lambda x, y, y_pred, loss: loss.item(),
+                    untyped: Callable = lambda loss: loss.item()):
+    def update(x, y):
+        loss = model(x).sum()
+        return output_transform(x, y, None, loss), untyped
+    return update
+
+
 def run(case, x):
+    if case == "default":
+        return supervised_step(torch.nn.Identity())(x, x)
     if case == "closed-over":
         return closed_over(x.sum())
     if case == "interp":
@@ -58,7 +73,8 @@ def run(case, x):
 '''
 
 LINES = {name: i for i, line in enumerate(SOURCE.splitlines(), 1)
-         for name in ("lambda: x.item()", "if t == t0", "torch.ones((b, t))", "double(x.shape[0])") if name in line}
+         for name in ("lambda: x.item()", "if t == t0", "torch.ones((b, t))", "double(x.shape[0])",
+                      "loss: loss.item(),", "lambda loss: loss.item()") if name in line}
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +88,8 @@ def by_line():
 def test_sites_in_lambda_bodies_are_found(by_line):
     assert [f.code for f in by_line.get(LINES["lambda: x.item()"], [])] == ["GM401"], by_line
     assert [f.code for f in by_line.get(LINES["if t == t0"], [])] == ["GM201"], by_line
+    assert [f.code for f in by_line.get(LINES["loss: loss.item(),"], [])] == ["GM401"], by_line
+    assert LINES["lambda loss: loss.item()"] not in by_line  # no annotation types its parameter
 
 
 def test_lambda_parameters_are_not_the_functions_names(by_line):
@@ -81,7 +99,8 @@ def test_lambda_parameters_are_not_the_functions_names(by_line):
 
 @pytest.mark.parametrize("case,line,breaks", [
     ("closed-over", "lambda: x.item()", True), ("interp", "if t == t0", True),
-    ("shapes", "torch.ones((b, t))", False), ("own", "double(x.shape[0])", False)])
+    ("shapes", "torch.ones((b, t))", False), ("own", "double(x.shape[0])", False),
+    ("default", "loss: loss.item(),", True)])
 def test_dynamo_agrees(case, line, breaks, tmp_path):
     mod = load_module(SOURCE, tmp_path, "lambda_bodies")
     broke = logged_break_lines(mod.run, case, torch.randn(4), path=mod.__file__)
