@@ -6,8 +6,10 @@ t.reshape(...), ...)` says nothing of the function's `t` (routing-transformer's 
 *q.shape`, then `torch.ones((b, t))`, no break). A lambda given as a parameter's default runs
 where the function calls the parameter, its parameters typed by a `Callable[[...], R]`
 annotation: ignite's `output_transform: Callable[[Any, Any, Any, torch.Tensor], Any] = lambda x,
-y, y_pred, loss: loss.item()` (realcode round 22, a miss). Checked statically and run under
-Dynamo (its graph-break log and graph count)."""
+y, y_pred, loss: loss.item()` (realcode round 22, a miss). The parameter of a lambda a call
+applies to a `range(...)` (`groupby(range(n), key=lambda i: time[order[i]])`, torchsurv's
+Kaplan-Meier, realcode round 23) is an int, so `order[i]` is an element of a tensor. Checked
+statically and run under Dynamo (its graph-break log and graph count)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from graphmend.config import Settings
 from test_callers import logged_break_lines
 
 SOURCE = '''\
+import itertools
 from typing import Any, Callable
 
 import torch
@@ -60,7 +63,14 @@ def supervised_step(model, output_transform: Callable[[Any, Any, Any, torch.Tens
     return update
 
 
+def groups(time):
+    order = torch.argsort(time)
+    return [k for k, _ in itertools.groupby(range(len(time)), key=lambda i: time[order[i]])]
+
+
 def run(case, x):
+    if case == "groupby":
+        return groups(x)
     if case == "default":
         return supervised_step(torch.nn.Identity())(x, x)
     if case == "closed-over":
@@ -74,7 +84,7 @@ def run(case, x):
 
 LINES = {name: i for i, line in enumerate(SOURCE.splitlines(), 1)
          for name in ("lambda: x.item()", "if t == t0", "torch.ones((b, t))", "double(x.shape[0])",
-                      "loss: loss.item(),", "lambda loss: loss.item()") if name in line}
+                      "loss: loss.item(),", "lambda loss: loss.item()", "key=lambda i") if name in line}
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +100,7 @@ def test_sites_in_lambda_bodies_are_found(by_line):
     assert [f.code for f in by_line.get(LINES["if t == t0"], [])] == ["GM201"], by_line
     assert [f.code for f in by_line.get(LINES["loss: loss.item(),"], [])] == ["GM401"], by_line
     assert LINES["lambda loss: loss.item()"] not in by_line  # no annotation types its parameter
+    assert [f.code for f in by_line.get(LINES["key=lambda i"], [])] == ["GM401"], by_line
 
 
 def test_lambda_parameters_are_not_the_functions_names(by_line):
@@ -100,7 +111,7 @@ def test_lambda_parameters_are_not_the_functions_names(by_line):
 @pytest.mark.parametrize("case,line,breaks", [
     ("closed-over", "lambda: x.item()", True), ("interp", "if t == t0", True),
     ("shapes", "torch.ones((b, t))", False), ("own", "double(x.shape[0])", False),
-    ("default", "loss: loss.item(),", True)])
+    ("default", "loss: loss.item(),", True), ("groupby", "key=lambda i", True)])
 def test_dynamo_agrees(case, line, breaks, tmp_path):
     mod = load_module(SOURCE, tmp_path, "lambda_bodies")
     broke = logged_break_lines(mod.run, case, torch.randn(4), path=mod.__file__)

@@ -239,6 +239,7 @@ class FunctionWalker:
         self._short_circuit_seen: set[int] = set()
         self._arms: dict[int, list[tuple[ast.expr, bool]]] = {}  # the tests of the IfExps a node is an arm of
         self._ifexp_of_test: dict[int, ast.IfExp] = {}
+        self._ranged: Optional[frozenset[int]] = None  # id() of lambdas applied to a range's ints
         self.facts = PathFacts()  # tensor on some paths only, empty on some paths (path_facts.py)
 
     def run(self) -> list[Site]:
@@ -991,6 +992,11 @@ class FunctionWalker:
         for lam in lambdas:
             self.lambda_body(lam)
 
+    def ranged_lambdas(self) -> frozenset[int]:
+        if self._ranged is None:
+            self._ranged = over_range(self.fi.node)
+        return self._ranged
+
     def default_lambdas(self) -> None:
         """A lambda given as a parameter's default runs where the function calls the parameter, and
         an annotation `Callable[[A, B, ...], R]` types its parameters: ignite's `output_transform:
@@ -1018,9 +1024,17 @@ class FunctionWalker:
         for n in params:
             kinds[n] = (known or {}).get(n, Kind.UNKNOWN)
             containers.pop(n, None)
+        ints = self._ints
+        if self._ints is None:
+            self._ints = int_names(self.fi.node)
+        # `groupby(range(n), key=lambda i: ...)`: the parameter is an int (torchsurv's `key=lambda
+        # i: self.time[order[i]]`, realcode round 23); otherwise it is no int the function has
+        self._ints = (self._ints | set(params)) if id(lam) in self.ranged_lambdas() and len(params) == 1 \
+            else self._ints - set(params)
         try:
             self.exprs(lam.body)
         finally:
+            self._ints = ints
             for n, k, c in saved:
                 if k is None:
                     kinds.pop(n, None)
@@ -2693,6 +2707,25 @@ def int_names(fn: ast.AST) -> frozenset[str]:
                 ints.discard(k)
                 changed = True
     return frozenset(ints)
+
+
+def _ranged(e: ast.expr) -> bool:
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "range"
+
+
+def over_range(fn: ast.AST) -> frozenset[int]:
+    """id() of the lambdas in `fn` that a call applies to the ints of a `range(...)`: the `key=`
+    of `sorted`, `min`, `max` or `itertools.groupby` over one, `map`'s function over one."""
+    out = set()
+    for c in fast_walk(fn):
+        if not isinstance(c, ast.Call) or not c.args:
+            continue
+        name = c.func.id if isinstance(c.func, ast.Name) else c.func.attr if isinstance(c.func, ast.Attribute) else ""
+        if name in ("sorted", "min", "max", "groupby") and _ranged(c.args[0]):
+            out.update(id(k.value) for k in c.keywords if k.arg == "key" and isinstance(k.value, ast.Lambda))
+        elif name == "map" and len(c.args) == 2 and isinstance(c.args[0], ast.Lambda) and _ranged(c.args[1]):
+            out.add(id(c.args[0]))
+    return frozenset(out)
 
 
 def is_static(fn: ast.AST) -> bool:
