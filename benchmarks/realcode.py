@@ -390,14 +390,24 @@ _FUNCS: dict[Path, list[tuple[int, int, str, list[tuple[int, int]]]]] = {}
 INLINED_ONLY = frozenset({"GM103", "GM405"})
 
 
-def _after_a_break(f: dict[str, Any], broke: frozenset, site: Path) -> bool:
-    """A line of `f`'s own function before it broke (a break's site or a call above one)."""
+def _function_of(f: dict[str, Any], site: Path) -> tuple[int, int, str, list[tuple[int, int]]] | None:
+    """The innermost function holding finding `f` (see `_functions`), or None at module level."""
     enclosing = [fn for fn in _functions(site / f["file"]) if fn[0] <= f["line"] <= fn[1]]
-    if not enclosing:
-        return False
-    first, _, _, inner = max(enclosing, key=lambda fn: fn[0])
-    return any(file == f["file"] and first <= ln < f["line"] and not any(a <= ln <= b for a, b in inner)
-               for file, ln in broke)
+    return max(enclosing, key=lambda fn: fn[0]) if enclosing else None
+
+
+def _broke_before(f: dict[str, Any], fn: tuple, broke: frozenset) -> list[int]:
+    """The lines of `fn`'s own body (not of functions nested in it) before finding `f` that broke
+    (a break's site or a call above one)."""
+    first, _, _, inner = fn
+    return [ln for file, ln in broke if file == f["file"] and first <= ln < f["line"]
+            and not any(a <= ln <= b for a, b in inner)]
+
+
+def _after_a_break(f: dict[str, Any], broke: frozenset, site: Path) -> bool:
+    """A line of `f`'s own function before it broke."""
+    fn = _function_of(f, site)
+    return fn is not None and bool(_broke_before(f, fn, broke))
 
 
 def _functions(path: Path) -> list[tuple[int, int, str, list[tuple[int, int]]]]:
@@ -461,10 +471,10 @@ def not_traced(f: dict[str, Any], traced: dict[str, set[int]], unresumed: set[tu
     lines = traced.get(f["file"], set())
     if any(ln in lines for ln in _span(f)):
         return None
-    enclosing = [fn for fn in _functions(site / f["file"]) if fn[0] <= f["line"] <= fn[1]]
-    if not enclosing:
+    fn = _function_of(f, site)
+    if fn is None:
         return None  # module level: not a frame this scoring can judge
-    first, last, name, inner = max(enclosing, key=lambda fn: fn[0])
+    first, last, name, inner = fn
     own = [ln for ln in lines if first <= ln <= last and not any(a <= ln <= b for a, b in inner)]
     if not own:
         return f"{name}() never traced"
@@ -476,8 +486,7 @@ def not_traced(f: dict[str, Any], traced: dict[str, set[int]], unresumed: set[tu
     # last such line before the finding Dynamo traced none of the function: it ran the rest eagerly
     # (a frame holding no tensor is not traced after its first break, measured: cooper's second
     # optimizer `zero_grad()`, higher's `warnings.warn` after `super().__init__()`)
-    before = [ln for file, ln in broke if file == f["file"] and first <= ln < f["line"]
-              and not any(a <= ln <= b for a, b in inner)]
+    before = _broke_before(f, fn, broke)
     if before and not any(ln > max(before) for ln in own):
         return f"{name}() ran eagerly after its break at line {max(before)} (Dynamo traced none of it after)"
     return None

@@ -165,3 +165,8 @@ def parse(text: str, filename: str = "<unknown>") -> ast.Module:
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
         return ast.parse(text, filename=filename)
+
+
+def arg_names(a: ast.arguments) -> list[str]:
+    """The names a function's or lambda's parameters bind, in order (`*args` and `**kw` too)."""
+    return [x.arg for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg) if x is not None]

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from graphmend.analysis.astwalk import preorder
+from graphmend.analysis.astwalk import arg_names, preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison, arm_value_test
 from graphmend.analysis.numpy_attrs import class_attr_is_array
@@ -240,6 +240,8 @@ class FunctionWalker:
         self._arms: dict[int, list[tuple[ast.expr, bool]]] = {}  # the tests of the IfExps a node is an arm of
         self._ifexp_of_test: dict[int, ast.IfExp] = {}
         self._ranged: Optional[frozenset[int]] = None  # id() of lambdas applied to a range's ints
+        # inside a lambda's body: its parameters that are ints, and those that shadow the function's
+        self._lambda_ints: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         self.facts = PathFacts()  # tensor on some paths only, empty on some paths (path_facts.py)
 
     def run(self) -> list[Site]:
@@ -424,7 +426,9 @@ class FunctionWalker:
             return None
         if self._ints is None:
             self._ints = int_names(self.fi.node)
-        if not _int_expr(e.slice, self._ints) or self.is_mask_expr(e.value):
+        more, fewer = self._lambda_ints
+        ints = (self._ints | more) - fewer if more or fewer else self._ints
+        if not _int_expr(e.slice, ints) or self.is_mask_expr(e.value):
             return None
         rank = self.rank_hint(e.value)
         if rank == 1:
@@ -1009,32 +1013,29 @@ class FunctionWalker:
         for p, d in pairs:
             if isinstance(d, ast.Lambda):
                 types = _callable_arg_types(p.annotation, self.env.qualify)
-                lam = d.args
-                names = [x.arg for x in [*lam.posonlyargs, *lam.args]]
+                names = [x.arg for x in (*d.args.posonlyargs, *d.args.args)]  # the positional ones the types match
                 self.lambda_body(d, {n: Kind.TENSOR for n, t in zip(names, types) if t in TENSOR_TYPES})
 
     def lambda_body(self, lam: ast.Lambda, known: Optional[dict] = None) -> None:
         """Sites in a lambda's body, which Dynamo traces where the lambda is called (torchsurv's
         `groupby(..., key=lambda i: self.time[order[i]])`, realcode round 23): the names it closes
         over are the function's; its parameters are of kinds nothing shows (or `known` gives)."""
-        a = lam.args
-        params = [x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]]
+        params = arg_names(lam.args)
         kinds, containers = self.env.kinds, self.env.containers
         saved = [(n, kinds.get(n), containers.get(n)) for n in params]
         for n in params:
             kinds[n] = (known or {}).get(n, Kind.UNKNOWN)
             containers.pop(n, None)
-        ints = self._ints
-        if self._ints is None:
-            self._ints = int_names(self.fi.node)
+        scope = self._lambda_ints
         # `groupby(range(n), key=lambda i: ...)`: the parameter is an int (torchsurv's `key=lambda
         # i: self.time[order[i]]`, realcode round 23); otherwise it is no int the function has
-        self._ints = (self._ints | set(params)) if id(lam) in self.ranged_lambdas() and len(params) == 1 \
-            else self._ints - set(params)
+        ranged = id(lam) in self.ranged_lambdas() and len(params) == 1
+        self._lambda_ints = (scope[0] | set(params), scope[1] - set(params)) if ranged else \
+            (scope[0] - set(params), scope[1] | set(params))
         try:
             self.exprs(lam.body)
         finally:
-            self._ints = ints
+            self._lambda_ints = scope
             for n, k, c in saved:
                 if k is None:
                     kinds.pop(n, None)
@@ -1986,8 +1987,7 @@ def _mark_loads(e: ast.AST, names: set[str], into: set[int]) -> None:
             into.add(id(e))
         return
     if isinstance(e, ast.Lambda):
-        a = e.args
-        names = names - {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]}
+        names = names - set(arg_names(e.args))
     elif isinstance(e, _COMPREHENSIONS):
         _mark_loads(e.generators[0].iter, names, into)  # evaluated in the enclosing scope
         inner = names - {n for gen in e.generators for n in _target_ids(gen.target)}

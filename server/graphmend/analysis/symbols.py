@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Union
 
-from graphmend.analysis.astwalk import children
+from graphmend.analysis.astwalk import arg_names, children
 from graphmend.analysis.astwalk import walk as fast_walk
 
 FuncNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -338,8 +338,7 @@ class Symbols:
             if t is ast.Lambda and fi is not None:
                 a = node.args
                 stack.extend(d for d in (*a.defaults, *a.kw_defaults) if d is not None)
-                params = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x is not None}
-                self._scan_expr(node.body, fi, evidence_methods, shadow | params)
+                self._scan_expr(node.body, fi, evidence_methods, shadow | set(arg_names(a)))
                 continue
             if t is Call:
                 calls.append(node)
