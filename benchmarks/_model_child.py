@@ -451,6 +451,33 @@ def log_every_break_stack() -> None:
     graph_break_dup_warning_checker.add = lambda key: True  # type: ignore[method-assign]
 
 
+def _add_compiled_frame(stack: list[dict[str, Any]]) -> None:
+    """Put the frame Dynamo was compiling into a break's user stack where the log left it out.
+    A subclass `__init__` Dynamo compiles on its own after its caller broke in it is missing from
+    the stack of its own break in the base class's `__init__` (the stack goes caller -> base
+    `__init__`), so a `warnings.warn` after its `super().__init__()`, which then ran eagerly, was
+    scored a false alarm (higher's DifferentiableRprop, realcode round 30). The compiled frame is
+    the root of the translator chain; it goes just above the innermost frame."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        tx = InstructionTranslator.current_tx()
+    except Exception:  # pragma: no cover - another Dynamo, or no frame being compiled
+        return
+    while getattr(tx, "parent", None) is not None:
+        tx = tx.parent
+    code, line = getattr(tx, "f_code", None), getattr(tx, "lineno", None)
+    if code is None or not line or not stack:
+        return
+    file = code.co_filename
+    if any(f["file"] == file and code.co_firstlineno <= f["line"] and f["function"] == code.co_name
+           for f in stack):
+        return
+    stack.insert(len(stack) - 1, {"file": file, "short": _short_path(file), "line": int(line),
+                                  "function": code.co_name,
+                                  "source": linecache.getline(file, int(line)).strip()})
+
+
 class _BreakLog(logging.Handler):
     """Dynamo's `graph_breaks` log records (TORCH_LOGS=graph_breaks), parsed: they also name the
     functions Dynamo SKIPPED whole ("Failed to handle graph break gracefully. Skipping the function
@@ -476,6 +503,7 @@ class _BreakLog(logging.Handler):
             if fm:
                 stack.append({"file": fm["file"], "short": _short_path(fm["file"]), "line": int(fm["line"]),
                               "function": fm["fn"], "source": linecache.getline(fm["file"], int(fm["line"])).strip()})
+        _add_compiled_frame(stack)
         idx = text.find("/gb/gb")
         reason = text.split("Graph Break Reason:", 1)[-1].strip().splitlines()
         self.breaks.append({"site": {"file": m["file"], "short": _short_path(m["file"]), "line": int(m["line"])},

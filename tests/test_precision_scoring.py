@@ -9,6 +9,8 @@ function; here the scoring must name that frame, not the outermost one of the st
 from __future__ import annotations
 
 import logging
+
+import pytest
 from pathlib import Path
 
 from loading import load_path
@@ -115,18 +117,15 @@ def test_value_conditions_are_apart_unless_the_site_broke():
     assert [fa["line"] for fa in r["false_alarms"]] == [3]
 
 
-def test_child_logs_the_stack_of_a_break_at_a_line_that_broke_before(tmp_path):
-    """Dynamo gives a break's user stack once per kind and innermost frame: deepctr-torch's
-    `DataLoader(...)` after its `TensorDataset(...)` both break in Dynamo's constructor polyfill,
-    and the second came without the stack that places it in the package (realcode round 33). The
-    child logs every break's stack."""
+def _logged_breaks(tmp_path, name: str, text: str, *args):
+    """The child's parsed graph_breaks records (every break's stack logged) of compiling `f` of
+    a module written from `text`, and the module's path."""
     import torch
 
     child = load_path(ROOT / "benchmarks" / "_model_child.py", "graphmend_bench_child_test", reuse=True)
-    src = tmp_path / "gm_two_datasets.py"
-    src.write_text("import torch.utils.data as D\n\n\ndef f(x):\n    a = D.TensorDataset(x)\n    x = x * 2\n"
-                   "    b = D.TensorDataset(x)\n    return x + 1, a, b\n")
-    mod = load_path(src, "gm_two_datasets")
+    src = tmp_path / f"{name}.py"
+    src.write_text(text)
+    mod = load_path(src, name)
     log = child._BreakLog()
     logger = logging.getLogger("torch._dynamo")
     torch._logging.set_logs(graph_breaks=True)
@@ -134,12 +133,45 @@ def test_child_logs_the_stack_of_a_break_at_a_line_that_broke_before(tmp_path):
     logger.addHandler(log)
     try:
         torch._dynamo.reset()
-        torch.compile(mod.f, backend="eager")(torch.ones(2))
+        torch.compile(mod.f, backend="eager")(*args)
     finally:
         logger.removeHandler(log)
         torch._logging.set_logs()
         torch._dynamo.reset()
         from torch._dynamo.utils import graph_break_dup_warning_checker
         graph_break_dup_warning_checker.__dict__.pop("add", None)  # the class's method again
-    lines = {fr["line"] for b in log.breaks for fr in b["user_stack"] if fr["file"] == str(src)}
-    assert {5, 7} <= lines, log.breaks
+    return log.breaks, str(src)
+
+
+def test_child_logs_the_stack_of_a_break_at_a_line_that_broke_before(tmp_path):
+    """Dynamo gives a break's user stack once per kind and innermost frame: deepctr-torch's
+    `DataLoader(...)` after its `TensorDataset(...)` both break in Dynamo's constructor polyfill,
+    and the second came without the stack that places it in the package (realcode round 33). The
+    child logs every break's stack."""
+    import torch
+
+    breaks, src = _logged_breaks(tmp_path, "gm_two_datasets",
+                                 "import torch.utils.data as D\n\n\ndef f(x):\n    a = D.TensorDataset(x)\n"
+                                 "    x = x * 2\n    b = D.TensorDataset(x)\n    return x + 1, a, b\n",
+                                 torch.ones(2))
+    lines = {fr["line"] for b in breaks for fr in b["user_stack"] if fr["file"] == src}
+    assert {5, 7} <= lines, breaks
+
+
+def test_child_logs_the_compiled_subclass_init_a_base_init_broke_in(tmp_path):
+    """A subclass `__init__` Dynamo compiles on its own after its caller broke in it is missing
+    from the stack Dynamo logs for its own break in the base class's `__init__`; the child puts it
+    in, so the harness sees the frame broke at `super().__init__()` and the `warnings.warn` after
+    it ran eagerly (higher's DifferentiableRprop, realcode round 30)."""
+    import torch
+
+    text = ("import warnings\n\n\nclass Base:\n    def __init__(self, x):\n        print('base')\n"
+            "        self.x = x\n\n\nclass Sub(Base):\n    def __init__(self, *args, **kwargs):\n"
+            "        super().__init__(*args, **kwargs)\n        warnings.warn('sub')\n\n\n"
+            "def f(x):\n    return Sub(x).x + 1\n")
+    with pytest.warns(UserWarning, match="sub"):
+        breaks, src = _logged_breaks(tmp_path, "gm_sub_init", text, torch.ones(2))
+    at = [{(fr["line"], fr["function"]) for fr in b["user_stack"] if fr["file"] == src} for b in breaks]
+    assert all((6, "__init__") in s for s in at), breaks  # every record is the base's print
+    assert any((12, "__init__") in s for s in at), breaks  # the subclass frame, at super().__init__
+    assert not any((13, "__init__") in s for s in at), breaks  # its warning never broke
