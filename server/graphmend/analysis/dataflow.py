@@ -22,8 +22,8 @@ from graphmend.analysis.astwalk import walk as fast_walk
 from graphmend.analysis.attr_types import attribute_class, one_type, param_stores
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, bound_only_to, lineage,
-                                       name_template, overrides, param_defaults, single_assignments,
-                                       statement_targets)
+                                       name_template, overrides, param_defaults, read_stores, single_assignments,
+                                       statement_targets, stored_self_attrs)
 from graphmend.analysis.workspace import class_of
 
 
@@ -881,6 +881,8 @@ class Env:
             return Kind.TENSOR
         if self._stores_tensor_param(attr):
             return Kind.TENSOR
+        if methods_hold_tensor(self.symbols, self.cls, attr):
+            return Kind.TENSOR
         return Kind.STATIC
 
     def _stores_tensor_param(self, attr: str) -> bool:
@@ -1494,19 +1496,48 @@ def _init_stores(sym: Symbols, c: ClassInfo) -> tuple[frozenset, frozenset, froz
     return got
 
 
+def methods_hold_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
+    """`self.<attr>` holds a tensor because every method of the nearest class of this file's
+    lineage that stores it stores nothing else there, each evaluated in order in its own body
+    (as init_holds_tensor evaluates `__init__`): torchsurv's KaplanMeierEstimator keeps
+    `self.time = time.to(self.device)` (`time: torch.Tensor`) and later `self.time = uniq_times`
+    in `__call__`, and `_compute_counts` groups by `lambda i: self.time[order[i]]` (realcode round
+    23). A method not evaluated to its end (a bare `return`, a decorator, a generator), a store
+    that may leave None, one from a loose parameter, or one unpacked into or looped into: no."""
+    for s, c in lineage(sym, ci):
+        if s is not sym:
+            return False  # a base in another file: the definitions index keeps no method bodies
+        read_stores(c, attr)
+        storing = [fi for fi in c.methods.values() if attr in stored_self_attrs(fi._node)]
+        if not storing:
+            continue
+        for fi in storing:
+            got = _method_stores(sym, c, fi)
+            if got is None or attr not in got or not all(
+                    _stores_tensor(k, v, _loose_params(fi.node), sym) for k, v in got[attr]):
+                return False
+        return True
+    return False
+
+
+def _method_stores(sym: Symbols, c: ClassInfo, fi: FunctionInfo) -> Optional[dict[str, list[tuple]]]:
+    """What a method's body stores in `self` (per attribute, the kinds and values stored, in
+    order), None when it was not evaluated to its end; cached per method and file version."""
+    cache = sym.__dict__.setdefault("method_stores_cache", {})
+    node = fi.node  # read through the property: `tracking()` sees the body read
+    key = fi.qualname
+    held = cache.get(key)
+    if held is None or held[0] is not node:
+        stores: dict[str, list[tuple]] = {}
+        done = _guarded((id(sym), "stores", fi.qualname), lambda: _return_kinds(fi, sym, stores=stores), None)
+        cache[key] = held = (node, None if done is None else stores)
+    return held[1]
+
+
 def _stored_attrs(ci: ClassInfo, skip: str) -> frozenset:
     """The attributes of `self` the methods of `ci` other than `skip` store (assign, unpack into,
     augment, loop or `with` into)."""
-    out = set()
-    for name, fi in ci.methods.items():
-        if name == skip:
-            continue
-        for st in _statements(fi._node.body):
-            for t in statement_targets(st):
-                for n in fast_walk(t):
-                    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
-                        out.add(n.attr)
-    return frozenset(out)
+    return frozenset(a for name, fi in ci.methods.items() if name != skip for a in stored_self_attrs(fi._node))
 
 
 def _loose_params(node: ast.AST) -> frozenset:

@@ -32,7 +32,8 @@ from graphmend.analysis.attr_types import param_stores, same_stores
 from graphmend.analysis.callers import inherited_facts, seeded_findings, still_valid
 from graphmend.analysis.engine import FileSummary, LineIndex, _no_gc, function_findings, suppressions
 from graphmend.analysis.scope import FileScope, file_scope, reach
-from graphmend.analysis.symbols import ClassInfo, FunctionInfo, Symbols, note_self_assign, registered_name
+from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, note_self_assign, registered_name,
+                                       stored_self_attrs)
 from graphmend.analysis.workspace import Workspace
 from graphmend.config import Settings
 from graphmend.findings import Finding
@@ -179,6 +180,7 @@ VERSION_CACHES = (
     "functions_by_qualname",  # dataflow.functions_by_qualname: the new FunctionInfos
     "closure_cache",  # dataflow.closure_tensors
     "init_attrs_cache",  # dataflow.init_holds_tensor: what `__init__` leaves in attributes
+    "method_stores_cache",  # dataflow.methods_hold_tensor: what each method stores in attributes
     "method_returns_cache",  # dataflow.method_returns_tensor
     "returned_masks_cache",  # detect: which masks functions return
     "_own_backward", "_record_types",  # a class of the file with its own `backward`; record classes
@@ -294,6 +296,8 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
 
     # ---- what to walk again: the definition and what the edit can reach
     dirty = {fi.qualname for fi in old_fis} | {fi.qualname for fi in new_fis}
+    if cls_node is not None:  # what the methods store in `self` (dataflow.methods_hold_tensor)
+        dirty |= {f"stores:{cls_node.name}.{a}" for a in stored_self_attrs(new_fn)}
     if class_changed:
         dirty |= {fi.qualname for fi in all_functions if fi.cls is sym.classes[cls_node.name]}
         dirty.add(f"class:{cls_node.name}")  # its attr_ctors/buffers, read by other classes' methods

@@ -825,6 +825,22 @@ def overrides(sym: "Symbols", cls: "ClassInfo", name: str) -> list["FunctionInfo
     return out
 
 
+def stored_self_attrs(node: ast.AST) -> frozenset:
+    """The attributes of `self` a function's statements store (assign, unpack into, augment, loop
+    or `with` into; not its nested definitions')."""
+    return frozenset(n.attr for st in _statements(node.body) for t in statement_targets(st)
+                     for n in fast_walk(t) if isinstance(n, ast.Attribute)
+                     and isinstance(n.value, ast.Name) and n.value.id == "self")
+
+
+def read_stores(ci: ClassInfo, attr: str) -> None:
+    """Record that what the methods of `ci` store in `self.<attr>` was read: an edit that adds a
+    store of it to a method marks "stores:<class>.<attr>" dirty (analysis/incremental.py)."""
+    reads = READS.current
+    if reads is not None:
+        reads.add(f"stores:{ci.name}.{attr}")
+
+
 def self_attr_stores(sym: Symbols, ci: ClassInfo, attr: str) -> list[Optional[ast.expr]]:
     """What each store of `self.<attr>` in the methods of `ci` stores: a plain `self.<attr> = v`
     gives v, any other (unpacked, augmented) None. Cached per file version."""
