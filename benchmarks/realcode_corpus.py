@@ -88,6 +88,10 @@ REQUIREMENTS = [
     # imports accelerate, pandas, tqdm and IPython, its metrics are torchmetrics')
     "deepctr-torch==0.3.0", "requests==2.34.2", "pytorch-warmup==0.2.0", "pytorch-accelerated==0.1.61",
     "rtdl-revisiting-models==0.0.2", "torchkeras==4.0.5", "ipython==9.19.1",
+    # round 34 (torchtnt imports pkg_resources without declaring it, setuptools pinned with round 28;
+    # torchtnt pulls tensorboard, psutil and pyre-extensions, skrl gymnasium and tensorboard,
+    # dasp-pytorch scipy, torch-ppr torch-max-mem)
+    "torchtnt==0.2.4", "skrl==2.1.1", "torchfm==0.7.0", "dasp-pytorch==0.0.1", "torch-ppr==0.0.8",
 ]
 
 
@@ -7742,6 +7746,471 @@ def _torchkeras_evaluate():
     return cfg, evaluate, {"x": torch.randn(4, 4, generator=g)}
 
 
+# round 34: torchtnt 0.2.4, skrl 2.1.1, torchfm 0.7.0, dasp-pytorch 0.0.1 and torch-ppr 0.0.8, code
+# nobody tuned on, measured before anything was changed for it
+
+
+def _tnt_loaders(seed=1):
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    g = torch.Generator().manual_seed(seed)
+    train = TensorDataset(torch.randn(16, 4, generator=g), torch.randint(0, 3, (16,), generator=g))
+    val = TensorDataset(torch.randn(8, 4, generator=g), torch.randint(0, 3, (8,), generator=g))
+    return DataLoader(train, batch_size=4), DataLoader(val, batch_size=4)
+
+
+def _tnt_autounit_fit():
+    """torchtnt's `AutoUnit` as its docs train with it: a user subclass with `compute_loss`
+    (cross entropy on a 4-8-3 MLP) and `configure_optimizers_and_lr_scheduler` (SGD with
+    momentum under a `StepLR`, stepped per epoch), 2-step gradient accumulation, clipping at
+    1.0; `fit` for 2 epochs over 16 samples (batch 4) with an 8-sample eval loader after each
+    epoch (torchtnt's loop: its `State`, phase progress, callbacks handler, `no_sync`/autocast
+    contexts, `_is_last_batch_in_epoch` prefetching, timers); in a user function (the unit built
+    outside it)."""
+    import torch
+    from torchtnt.framework import AutoUnit, fit
+
+    class Unit(AutoUnit):
+        def compute_loss(self, state, data):
+            x, y = data
+            out = self.module(x)
+            return torch.nn.functional.cross_entropy(out, y), out
+
+        def configure_optimizers_and_lr_scheduler(self, module):
+            opt = torch.optim.SGD(module.parameters(), lr=0.05, momentum=0.9)
+            return opt, torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    unit = Unit(module=net, device=torch.device("cpu"), gradient_accumulation_steps=2, clip_grad_norm=1.0)
+    dl_train, dl_val = _tnt_loaders()
+    cfg = dict(mlp=(4, 8, 3), optimizer="SGD", scheduler="StepLR", train=16, val=8, batch=4, epochs=2, accumulation=2,
+               clip=1.0)
+
+    def run():
+        fit(unit, train_dataloader=dl_train, eval_dataloader=dl_val, max_epochs=2)
+        return net[0].weight.detach().clone(), torch.tensor(unit.lr_scheduler.get_last_lr())
+    return cfg, run, {}
+
+
+def _tnt_unit_train_predict():
+    """torchtnt's plain units as its docs write them: a user `TrainUnit`/`EvalUnit` (its own
+    `train_step` with Adam, `loss.item()` kept per step, `on_train_epoch_end` recording the epoch
+    mean, `eval_step` accuracy) run by `train` for 2 epochs with torchtnt's `TQDMProgressBar`
+    and `EarlyStopping` on the unit's epoch loss (`EarlyStopChecker`, mode "min", patience 2),
+    then `evaluate`, then an `AutoPredictUnit` through `predict`; in a user function."""
+    import io
+    import torch
+    from torchtnt.framework import AutoPredictUnit, EvalUnit, TrainUnit, evaluate, predict, train
+    from torchtnt.framework.callbacks import EarlyStopping, TQDMProgressBar
+    from torchtnt.utils.early_stop_checker import EarlyStopChecker
+
+    class Unit(TrainUnit, EvalUnit):
+        def __init__(self, module):
+            super().__init__()
+            self.module = module
+            self.optimizer = torch.optim.Adam(module.parameters(), lr=1e-2)
+            self.losses, self.epoch_loss, self.correct = [], None, 0
+
+        def train_step(self, state, data: tuple):
+            x, y = data
+            loss = torch.nn.functional.cross_entropy(self.module(x), y)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.losses.append(loss.item())
+
+        def on_train_epoch_end(self, state):
+            self.epoch_loss = sum(self.losses) / len(self.losses)
+            self.losses = []
+
+        def eval_step(self, state, data: tuple):
+            x, y = data
+            with torch.no_grad():
+                self.correct += int((self.module(x).argmax(-1) == y).sum())
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    unit = Unit(net)
+    pred_unit = AutoPredictUnit(module=net, device=torch.device("cpu"))
+    dl_train, dl_val = _tnt_loaders(2)
+    cfg = dict(mlp=(4, 8, 3), optimizer="Adam", train=16, val=8, batch=4, epochs=2,
+               callbacks=("TQDMProgressBar", "EarlyStopping"))
+
+    def run():
+        train(unit, dl_train, max_epochs=2,
+              callbacks=[TQDMProgressBar(file=io.StringIO()),
+                         EarlyStopping("epoch_loss", EarlyStopChecker(mode="min", patience=2))])
+        evaluate(unit, dl_val)
+        predict(pred_unit, [x for x, _ in dl_val])
+        return torch.tensor([unit.epoch_loss, unit.correct]), net[2].weight.detach().clone()
+    return cfg, run, {}
+
+
+def _skrl_spaces():
+    import gymnasium
+    import numpy as np
+
+    return gymnasium.spaces.Box(low=-1.0, high=1.0, shape=(4,), dtype=np.float32)
+
+
+def _skrl_dqn_update():
+    """skrl's DQN as its examples build it: a Q-network and its target (`DeterministicMixin`
+    models over a 4-d Box observation and 2 discrete actions), a `RandomMemory` of 32, epsilon
+    greedy by the config's `exploration_scheduler` (a linear decay), `learning_starts` 4,
+    batch 8; `init`, training mode on, then 8 environment steps driven by the user (synthetic
+    transitions; `act` and `record_transition` under `torch.no_grad()` as skrl's trainers call
+    them, then `post_interaction`, which updates: target values,
+    MSE, Adam, the target network's polyak update, the loss and targets tracked with `.item()`);
+    TensorBoard and checkpoints off; in a user function (agent built outside it)."""
+    import tempfile
+    import gymnasium
+    import torch
+    from skrl.agents.torch.dqn import DQN, DQN_CFG
+    from skrl.memories.torch import RandomMemory
+    from skrl.models.torch import DeterministicMixin, Model
+
+    class QNet(DeterministicMixin, Model):
+        def __init__(self, observation_space, action_space, device):
+            Model.__init__(self, observation_space=observation_space, action_space=action_space, device=device)
+            DeterministicMixin.__init__(self)
+            self.net = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
+
+        def compute(self, inputs, role=""):
+            return self.net(inputs["observations"]), {}
+
+    torch.manual_seed(0)
+    obs, act = _skrl_spaces(), gymnasium.spaces.Discrete(2)
+    models = {"q_network": QNet(obs, act, "cpu"), "target_q_network": QNet(obs, act, "cpu")}
+    cfg_ = DQN_CFG(batch_size=8, learning_starts=4, random_timesteps=0, target_update_interval=2,
+                   exploration_scheduler=lambda t, ts: max(0.1, 1.0 - t / 8),
+                   experiment={"directory": tempfile.mkdtemp(prefix="skrl-"), "write_interval": 0,
+                               "checkpoint_interval": 0})
+    agent = DQN(models=models, memory=RandomMemory(memory_size=32, num_envs=2, device="cpu"),
+                observation_space=obs, action_space=act, device="cpu", cfg=cfg_)
+    agent.init()
+    agent.enable_training_mode(True)
+    cfg = dict(q_net=(4, 16, 2), envs=2, memory=32, batch=8, learning_starts=4, steps=8, target_update_interval=2)
+    g = torch.Generator().manual_seed(1)
+    xs = torch.rand(9, 2, 4, generator=g) * 2 - 1
+    rs = torch.randn(8, 2, 1, generator=g)
+
+    def run(xs, rs):
+        torch.manual_seed(3)
+        for t in range(8):
+            agent.pre_interaction(timestep=t, timesteps=8)
+            with torch.no_grad():
+                actions, _ = agent.act(xs[t], None, timestep=t, timesteps=8)
+                agent.record_transition(observations=xs[t], states=None, actions=actions, rewards=rs[t],
+                                        next_observations=xs[t + 1], next_states=None, terminated=(rs[t] > 1.5),
+                                        truncated=torch.zeros_like(rs[t], dtype=torch.bool), infos={}, timestep=t,
+                                        timesteps=8)
+            agent.post_interaction(timestep=t, timesteps=8)
+        return models["q_network"].net[0].weight.detach().clone(), \
+            models["target_q_network"].net[2].weight.detach().clone()
+    return cfg, run, {"xs": xs, "rs": rs}
+
+
+def _skrl_ppo_update():
+    """skrl's PPO as its examples build it: a `GaussianMixin` policy (state-independent log
+    std) and a `DeterministicMixin` value over a 4-d Box observation and a 2-d Box action, a
+    `RandomMemory` of one rollout (8 steps, 2 envs), its `RunningStandardScaler` on observations
+    and values and `KLAdaptiveLR` (kl threshold 0.008); 8 steps driven by the user (`pre_interaction`, `act`
+    and `record_transition` under `torch.no_grad()` as its trainers do, `post_interaction`), the last of which updates: GAE, 2 learning epochs
+    of 2 mini-batches (clipped surrogate, clipped value loss, entropy, gradient clipping, the
+    KL-adaptive lr); TensorBoard and checkpoints off; in a user function."""
+    import tempfile
+    import gymnasium
+    import numpy as np
+    import torch
+    from skrl.agents.torch.ppo import PPO, PPO_CFG
+    from skrl.memories.torch import RandomMemory
+    from skrl.models.torch import DeterministicMixin, GaussianMixin, Model
+    from skrl.resources.preprocessors.torch import RunningStandardScaler
+    from skrl.resources.schedulers.torch import KLAdaptiveLR
+
+    class Policy(GaussianMixin, Model):
+        def __init__(self, observation_space, action_space, device):
+            Model.__init__(self, observation_space=observation_space, action_space=action_space, device=device)
+            GaussianMixin.__init__(self, clip_actions=True, clip_log_std=True, min_log_std=-5.0, max_log_std=2.0)
+            self.net = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 2))
+            self.log_std_parameter = torch.nn.Parameter(torch.zeros(2))
+
+        def compute(self, inputs, role=""):
+            return self.net(inputs["observations"]), {"log_std": self.log_std_parameter}
+
+    class Value(DeterministicMixin, Model):
+        def __init__(self, observation_space, action_space, device):
+            Model.__init__(self, observation_space=observation_space, action_space=action_space, device=device)
+            DeterministicMixin.__init__(self)
+            self.net = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+
+        def compute(self, inputs, role=""):
+            return self.net(inputs["observations"]), {}
+
+    torch.manual_seed(0)
+    obs = _skrl_spaces()
+    act = gymnasium.spaces.Box(low=-1.0, high=1.0, shape=(2,), dtype=np.float32)
+    models = {"policy": Policy(obs, act, "cpu"), "value": Value(obs, act, "cpu")}
+    cfg_ = PPO_CFG(rollouts=8, learning_epochs=2, mini_batches=2, learning_rate=1e-3,
+                   learning_rate_scheduler=KLAdaptiveLR, learning_rate_scheduler_kwargs={"kl_threshold": 0.008},
+                   observation_preprocessor=RunningStandardScaler,
+                   observation_preprocessor_kwargs={"size": obs, "device": "cpu"},
+                   value_preprocessor=RunningStandardScaler, value_preprocessor_kwargs={"size": 1, "device": "cpu"},
+                   entropy_loss_scale=0.01,
+                   experiment={"directory": tempfile.mkdtemp(prefix="skrl-"), "write_interval": 0,
+                               "checkpoint_interval": 0})
+    agent = PPO(models=models, memory=RandomMemory(memory_size=8, num_envs=2, device="cpu"),
+                observation_space=obs, action_space=act, device="cpu", cfg=cfg_)
+    agent.init()
+    agent.enable_training_mode(True)
+    cfg = dict(policy=(4, 16, 2), value=(4, 16, 1), envs=2, rollouts=8, learning_epochs=2, mini_batches=2,
+               preprocessors="RunningStandardScaler", scheduler="KLAdaptiveLR")
+    g = torch.Generator().manual_seed(1)
+    xs = torch.rand(9, 2, 4, generator=g) * 2 - 1
+    rs = torch.randn(8, 2, 1, generator=g)
+
+    def run(xs, rs):
+        torch.manual_seed(3)
+        for t in range(8):
+            agent.pre_interaction(timestep=t, timesteps=8)
+            with torch.no_grad():
+                actions, _ = agent.act(xs[t], None, timestep=t, timesteps=8)
+                agent.record_transition(observations=xs[t], states=None, actions=actions, rewards=rs[t],
+                                        next_observations=xs[t + 1], next_states=None,
+                                        terminated=torch.zeros_like(rs[t], dtype=torch.bool),
+                                        truncated=torch.full_like(rs[t], t == 7, dtype=torch.bool), infos={},
+                                        timestep=t, timesteps=8)
+            agent.post_interaction(timestep=t, timesteps=8)
+        return models["policy"].net[0].weight.detach().clone(), models["value"].net[2].weight.detach().clone()
+    return cfg, run, {"xs": xs, "rs": rs}
+
+
+def _torchfm_fields():
+    return (5, 4, 3)
+
+
+def _torchfm_data(n, seed=1):
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    x = torch.stack([torch.randint(0, d, (n,), generator=g) for d in _torchfm_fields()], dim=1)
+    return x, (torch.rand(n, generator=g) < 0.5).float()
+
+
+def _torchfm_deepfm_xdeepfm_train():
+    """pytorch-fm's CTR models trained as its examples/main.py trains them: a DeepFM
+    (`FeaturesLinear`, `FactorizationMachine`, an MLP over the embeddings) and an xDeepFM
+    (`CompressedInteractionNetwork` with split halves) over 3 categorical fields (5, 4, 3), its
+    `train` loop copied (a DataLoader of 16 rows in batches of 4, BCE on the sigmoid scores,
+    `model.zero_grad()`, `backward`, Adam, `total_loss += loss.item()`), one epoch each; in a
+    user function (the models built outside it)."""
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+    from torchfm.model.dfm import DeepFactorizationMachineModel
+    from torchfm.model.xdfm import ExtremeDeepFactorizationMachineModel
+
+    torch.manual_seed(0)
+    fields = _torchfm_fields()
+    models = [DeepFactorizationMachineModel(fields, embed_dim=4, mlp_dims=(8, 8), dropout=0.1),
+              ExtremeDeepFactorizationMachineModel(fields, embed_dim=4, cross_layer_sizes=(4, 4), split_half=True,
+                                                   mlp_dims=(8, 8), dropout=0.1)]
+    opts = [torch.optim.Adam(m.parameters(), lr=1e-2, weight_decay=1e-6) for m in models]
+    x, y = _torchfm_data(16)
+    loader = DataLoader(TensorDataset(x, y), batch_size=4)
+    cfg = dict(fields=fields, embed_dim=4, mlp=(8, 8), cin=(4, 4), rows=16, batch=4, models=("DeepFM", "xDeepFM"))
+
+    def train():
+        criterion = torch.nn.BCELoss()
+        totals = []
+        for model, optimizer in zip(models, opts):
+            model.train()
+            total_loss = 0
+            for i, (fields_, target) in enumerate(loader):
+                y_ = model(fields_)
+                loss = criterion(y_, target.float())
+                model.zero_grad()
+                loss.backward()
+                optimizer.step()
+                total_loss += loss.item()
+            totals.append(total_loss / len(loader))
+        return torch.tensor(totals), models[1].cin.fc.weight.detach().clone()
+    return cfg, train, {}
+
+
+def _torchfm_interaction_eval():
+    """pytorch-fm's interaction models scored as its examples' `test` does (eval mode, no grad,
+    the sigmoid scores collected with `.tolist()` per batch): FFM (`FieldAwareFactorizationMachine`,
+    the pairwise loops), AFM (attention over the pairs), AFN (logarithmic neurons), DCN
+    (`CrossNetwork`), an outer-product PNN and NFM over 3 fields, a DataLoader of 8 rows in
+    batches of 4; in a user function."""
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+    from torchfm.model.afm import AttentionalFactorizationMachineModel
+    from torchfm.model.afn import AdaptiveFactorizationNetwork
+    from torchfm.model.dcn import DeepCrossNetworkModel
+    from torchfm.model.ffm import FieldAwareFactorizationMachineModel
+    from torchfm.model.nfm import NeuralFactorizationMachineModel
+    from torchfm.model.pnn import ProductNeuralNetworkModel
+
+    torch.manual_seed(0)
+    f = _torchfm_fields()
+    models = [FieldAwareFactorizationMachineModel(f, embed_dim=4),
+              AttentionalFactorizationMachineModel(f, embed_dim=4, attn_size=4, dropouts=(0.1, 0.1)),
+              AdaptiveFactorizationNetwork(f, embed_dim=4, LNN_dim=3, mlp_dims=(8,), dropouts=(0.1, 0.1)),
+              DeepCrossNetworkModel(f, embed_dim=4, num_layers=2, mlp_dims=(8,), dropout=0.1),
+              ProductNeuralNetworkModel(f, embed_dim=4, mlp_dims=(8,), method="outer", dropout=0.1),
+              NeuralFactorizationMachineModel(f, embed_dim=4, mlp_dims=(8,), dropouts=(0.1, 0.1))]
+    x, y = _torchfm_data(8, seed=2)
+    loader = DataLoader(TensorDataset(x, y), batch_size=4)
+    cfg = dict(fields=f, embed_dim=4, rows=8, batch=4, models=("FFM", "AFM", "AFN", "DCN", "OPNN", "NFM"))
+
+    def test():
+        out = []
+        for model in models:
+            model.eval()
+            targets, predicts = list(), list()
+            with torch.no_grad():
+                for fields_, target in loader:
+                    y_ = model(fields_)
+                    targets.extend(target.tolist())
+                    predicts.extend(y_.tolist())
+            out.append(predicts)
+        return torch.tensor(out), torch.tensor(targets)
+    return cfg, test, {}
+
+
+def _dasp_eq_compressor_train():
+    """dasp-pytorch's differentiable effects as its README's parameter estimation uses them: a
+    small encoder predicts normalized parameters (sigmoid) for a 6-band `ParametricEQ` and a
+    `Compressor`, each applied through `process_normalized` (the parameter dict extracted and
+    denormalized; biquad coefficients, `sosfilt_via_fsm` in the frequency domain; the
+    compressor's gain computer and one-pole ballistics), an L1 loss to a target processed with
+    fixed parameters, 2 Adam steps; in a user function (encoder and effects built outside it)."""
+    import torch
+    import dasp_pytorch
+
+    torch.manual_seed(0)
+    sr = 8000
+    eq, comp = dasp_pytorch.ParametricEQ(sample_rate=sr), dasp_pytorch.Compressor(sample_rate=sr)
+    n_eq, n_comp = len(eq.param_ranges), len(comp.param_ranges)
+    enc = torch.nn.Sequential(torch.nn.Conv1d(1, 4, 64, stride=32), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool1d(1),
+                              torch.nn.Flatten(), torch.nn.Linear(4, n_eq + n_comp))
+    opt = torch.optim.Adam(enc.parameters(), lr=1e-3)
+    cfg = dict(sample_rate=sr, samples=1024, batch=2, eq_params=n_eq, comp_params=n_comp, steps=2)
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(2, 1, 1024, generator=g) * 0.3
+    with torch.no_grad():
+        y = comp.process_normalized(eq.process_normalized(x, torch.full((2, n_eq), 0.6)), torch.full((2, n_comp), 0.4))
+
+    def train(x, y):
+        losses = []
+        for _ in range(2):
+            p = torch.sigmoid(enc(x))
+            out = comp.process_normalized(eq.process_normalized(x, p[:, :n_eq]), p[:, n_eq:])
+            loss = torch.nn.functional.l1_loss(out, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return torch.stack(losses), out.detach()
+    return cfg, train, {"x": x, "y": y}
+
+
+def _dasp_effects_chain():
+    """dasp-pytorch's functional effects chained as a user's mixing function: 3 mono tracks
+    through `gain`, panned with `stereo_panner` and summed by `stereo_bus` (send levels in dB),
+    the stereo mix through `distortion` (drive per channel), `noise_shaped_reverberation` (12
+    bands of octave-filtered noise with per-band gains and decays and a wet/dry mix, a 4096-sample
+    impulse response of 63 taps, FFT convolution) and `stereo_widener`; then the `Gain` processor on
+    a mono track through `process_normalized` and the `Distortion` processor's parameter dict
+    extracted, denormalized and passed to `process` (its `process_normalized` reads a
+    `sample_rate` it never sets); eval, no grad; in a
+    user function."""
+    import torch
+    import dasp_pytorch
+    import dasp_pytorch.functional as F
+
+    torch.manual_seed(0)
+    sr = 44100
+    gain_p, dist_p = dasp_pytorch.Gain(sample_rate=sr), dasp_pytorch.Distortion()
+    cfg = dict(sample_rate=sr, samples=2048, batch=2, tracks=3, reverb_ir=4096, reverb_taps=63)
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(2, 3, 2048, generator=g) * 0.2
+
+    def mix(x):
+        b, tracks, _ = x.shape
+        y = torch.stack([F.gain(x[:, i:i + 1], sr, torch.full((b,), -3.0 * i)) for i in range(tracks)], 1).squeeze(2)
+        y = F.stereo_bus(F.stereo_panner(y, sr, torch.linspace(0.1, 0.9, tracks).repeat(b, 1)), sr,
+                         torch.full((b, tracks), -6.0))
+        y = F.distortion(y, sr, torch.full((b, 2), 6.0))
+        gains = [torch.full((b,), v) for v in torch.linspace(0.2, 0.8, 12).tolist()]
+        decays = [torch.full((b,), 0.5) for _ in range(12)]
+        y = F.noise_shaped_reverberation(y, sr, *gains, *decays, torch.full((b,), 0.3), num_samples=4096,
+                                         num_bandpass_taps=63)
+        y = F.stereo_widener(y, sr, torch.full((b, 1), 0.7))
+        z = gain_p.process_normalized(x[:, :1], torch.full((b, 1), 0.5))
+        drive = dist_p.denormalize_param_dict(dist_p.extract_param_dict(torch.full((b, 1), 0.5)))["gain_db"]
+        z = dist_p.process(z, sr, drive)
+        return y, z
+    return cfg, mix, {"x": x}
+
+
+def _ppr_graph(n=12, m=30, seed=1):
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    src, dst = torch.randint(0, n, (m,), generator=g), torch.randint(0, n, (m,), generator=g)
+    ring = torch.arange(n)
+    return torch.stack([torch.cat([src, ring]), torch.cat([dst, (ring + 1) % n])])
+
+
+def _ppr_page_rank():
+    """torch-ppr's public API as its README uses it: `page_rank` over an edge list of 12 nodes
+    (the sparse adjacency built and column-normalized, validated, the power iteration with its
+    convergence test and tqdm range), and `personalized_page_rank` for 4 seed nodes with
+    `add_identity=True` and `batch_size=2` through torch_max_mem's `MemoryUtilizationMaximizer`
+    (its hasher, the batch-size search); in a user function."""
+    import torch
+    from torch_ppr import page_rank, personalized_page_rank
+
+    cfg = dict(nodes=12, edges=42, seeds=4, batch_size=2, alpha=0.05)
+    edge_index = _ppr_graph()
+
+    def rank(edge_index, seeds):
+        pr = page_rank(edge_index=edge_index, num_nodes=12, max_iter=50, epsilon=1e-6)
+        ppr = personalized_page_rank(edge_index=edge_index, num_nodes=12, indices=seeds, add_identity=True,
+                                     batch_size=2, max_iter=50)
+        return pr, ppr
+    return cfg, rank, {"edge_index": edge_index, "seeds": torch.tensor([0, 3, 5, 7])}
+
+
+def _ppr_power_iteration():
+    """torch-ppr's building blocks as a user composes them: `prepare_num_nodes` from the edge
+    list (`.item()` of the max), `edge_index_to_sparse_matrix`, `prepare_page_rank_adjacency`
+    with the identity added, `validate_adjacency` (its value range and column-sum checks),
+    `prepare_x0` one-hot for 3 seeds, `validate_x`, and `power_iteration` with a dense
+    adjacency too; in a user function."""
+    import torch
+    from torch_ppr import utils
+
+    cfg = dict(nodes=10, edges=30, seeds=3, alpha=0.1, max_iter=40)
+    edge_index = _ppr_graph(n=10, m=20, seed=2)
+
+    def run(edge_index):
+        n = utils.prepare_num_nodes(edge_index)
+        adj = utils.prepare_page_rank_adjacency(edge_index=edge_index, num_nodes=n, add_identity=True)
+        utils.validate_adjacency(adj, n=n)
+        x0 = utils.prepare_x0(indices=[1, 4, 8], n=n)
+        utils.validate_x(x0, n=n)
+        x = utils.power_iteration(adj=adj, x0=x0, alpha=0.1, max_iter=40, epsilon=1e-6)
+        dense = adj.to_dense()
+        xd = utils.power_iteration(adj=dense, x0=utils.prepare_x0(n=n), alpha=0.1, max_iter=40, epsilon=1e-6)
+        return x, xd
+    return cfg, run, {"edge_index": edge_index}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -7836,6 +8305,16 @@ _ACCEL = ["pytorch_accelerated/trainer.py", "pytorch_accelerated/callbacks.py", 
           "pytorch_accelerated/schedulers", "pytorch_accelerated/run_config.py", "pytorch_accelerated/utils.py"]
 _RTDL = ["rtdl_revisiting_models.py"]
 _TORCHKERAS = ["torchkeras/kerasmodel.py", "torchkeras/utils.py", "torchkeras/pbar.py"]
+_TNT = ["torchtnt/framework", "torchtnt/utils/timer.py", "torchtnt/utils/progress.py",
+        "torchtnt/utils/early_stop_checker.py", "torchtnt/utils/device.py", "torchtnt/utils/prepare_module.py",
+        "torchtnt/utils/precision.py", "torchtnt/utils/distributed.py", "torchtnt/utils/tqdm.py",
+        "torchtnt/utils/lr_scheduler.py"]
+_SKRL = ["skrl/agents/torch/base.py", "skrl/agents/torch/dqn", "skrl/agents/torch/ppo", "skrl/memories/torch",
+         "skrl/models/torch", "skrl/resources/preprocessors/torch", "skrl/resources/schedulers/torch",
+         "skrl/utils/__init__.py", "skrl/utils/spaces/torch"]
+_TORCHFM = ["torchfm/layer.py", "torchfm/model"]
+_DASP = ["dasp_pytorch"]
+_PPR = ["torch_ppr"]
 _POUTYNE = ["poutyne/framework/model.py", "poutyne/framework/metrics", "poutyne/framework/callbacks",
             "poutyne/framework/iterators.py", "poutyne/utils.py", "poutyne/framework/optimizers.py"]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
@@ -8658,4 +9137,35 @@ ENTRIES = {e.name: e for e in [
     Entry("torchkeras-evaluate", "torchkeras", "torchkeras==4.0.5",
           "KerasModel.evaluate on a validation DataLoader (loss and Accuracy per batch), then a forward",
           _torchkeras_evaluate, _TORCHKERAS, scope="module"),
+    # round 34
+    Entry("tnt-autounit-fit", "torchtnt", "torchtnt==0.2.4",
+          "AutoUnit (SGD, StepLR, 2-step accumulation, clipping): fit 2 epochs with an eval loader",
+          _tnt_autounit_fit, _TNT, grad=True, training=True, scope="module"),
+    Entry("tnt-unit-train-predict", "torchtnt", "torchtnt==0.2.4",
+          "A user TrainUnit/EvalUnit: train 2 epochs with TQDMProgressBar and EarlyStopping; evaluate; predict",
+          _tnt_unit_train_predict, _TNT, grad=True, training=True, scope="module"),
+    Entry("skrl-dqn-update", "skrl", "skrl==2.1.1",
+          "DQN (Q and target networks, RandomMemory, epsilon greedy): 8 steps of act, record, post_interaction",
+          _skrl_dqn_update, _SKRL, grad=True, training=True, scope="module"),
+    Entry("skrl-ppo-update", "skrl", "skrl==2.1.1",
+          "PPO (Gaussian policy, value, running scalers, KLAdaptiveLR): one 8-step rollout and its update",
+          _skrl_ppo_update, _SKRL, grad=True, training=True, scope="module"),
+    Entry("torchfm-deepfm-xdeepfm-train", "torchfm", "torchfm==0.7.0",
+          "DeepFM and xDeepFM over 3 fields: its examples' train loop, one epoch each (BCE, Adam)",
+          _torchfm_deepfm_xdeepfm_train, _TORCHFM, grad=True, training=True, scope="module"),
+    Entry("torchfm-interaction-eval", "torchfm", "torchfm==0.7.0",
+          "FFM, AFM, AFN, DCN, outer PNN and NFM scored as its examples' test loop (tolist per batch)",
+          _torchfm_interaction_eval, _TORCHFM, scope="module"),
+    Entry("dasp-eq-compressor-train", "dasp_pytorch", "dasp-pytorch==0.0.1",
+          "An encoder predicting ParametricEQ and Compressor parameters (process_normalized): 2 Adam steps",
+          _dasp_eq_compressor_train, _DASP, grad=True, training=True, scope="module"),
+    Entry("dasp-effects-chain", "dasp_pytorch", "dasp-pytorch==0.0.1",
+          "gain, panner, stereo bus, distortion, noise-shaped reverb, widener; Gain and Distortion processors",
+          _dasp_effects_chain, _DASP, scope="module"),
+    Entry("ppr-page-rank", "torch_ppr", "torch-ppr==0.0.8",
+          "page_rank over a 12-node edge list; personalized_page_rank of 4 seeds in batches of 2",
+          _ppr_page_rank, _PPR, scope="module"),
+    Entry("ppr-power-iteration", "torch_ppr", "torch-ppr==0.0.8",
+          "prepare_num_nodes, adjacency, validate_adjacency, prepare_x0, validate_x, power_iteration (sparse, dense)",
+          _ppr_power_iteration, _PPR, scope="module"),
 ]}
