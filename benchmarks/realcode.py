@@ -486,10 +486,35 @@ def not_traced(f: dict[str, Any], traced: dict[str, set[int]], unresumed: set[tu
     # last such line before the finding Dynamo traced none of the function: it ran the rest eagerly
     # (a frame holding no tensor is not traced after its first break, measured: cooper's second
     # optimizer `zero_grad()`, higher's `warnings.warn` after `super().__init__()`)
+    # The break's statement may run on below its line (torchtnt's `logger.info(` at fit.py:123,
+    # whose f-string arguments on the lines after it Dynamo traced before the call broke,
+    # realcode round 34): traced lines count only past the statement's end
     before = _broke_before(f, fn, broke)
-    if before and not any(ln > max(before) for ln in own):
+    if before and not any(ln > _statement_end(site / f["file"], max(before)) for ln in own):
         return f"{name}() ran eagerly after its break at line {max(before)} (Dynamo traced none of it after)"
     return None
+
+
+_STATEMENTS: dict[Path, list[tuple[int, int]]] = {}
+
+
+def _statement_end(path: Path, line: int) -> int:
+    """The last line of the innermost statement starting at `line` (a simple statement, or a
+    compound one's header; `line` itself where none starts there)."""
+    if path not in _STATEMENTS:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            tree = None
+        spans = []
+        for n in (ast.walk(tree) if tree is not None else ()):
+            if isinstance(n, ast.stmt):
+                body = getattr(n, "body", None)
+                # a compound statement's own part ends before its body (`if x.any(\n):` ...)
+                end = body[0].lineno - 1 if isinstance(body, list) and body else n.end_lineno
+                spans.append((n.lineno, max(n.lineno, end)))
+        _STATEMENTS[path] = spans
+    return min((end for start, end in _STATEMENTS[path] if start == line), default=line)
 
 
 _ASSIGNS: dict[Path, list[tuple[tuple[int, int], tuple[int, int], range]]] = {}

@@ -398,6 +398,42 @@ def test_a_finding_after_a_break_whose_frame_dynamo_traced_no_further_is_not_sco
     assert (r["findings_executed"], r["confirmed"]) == (3, 2)
 
 
+SRC_FIT = '''\
+def fit(log, unit, n):
+    log.info(
+        f"Started fit with {n} "
+        f"steps"
+    )
+    unit.train()
+    log.info("Finished fit")
+'''
+
+
+def test_a_finding_after_a_break_whose_statement_runs_on_below_its_line_is_not_scored(tmp_path):
+    """torchtnt's `fit` (realcode round 34): Dynamo breaks at the first `logger.info(` and has
+    traced the f-string arguments on the lines below it before the call broke; nothing of the
+    frame after that statement. The second `logger.info` never ran under Dynamo: not traced, not
+    a false alarm. A traced line past the statement still makes it count."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SRC_FIT)
+    m = f"{tmp_path}/pkg/m.py"
+
+    def run(traced):
+        orig = {"ok": True, "breaks": 1,
+                "break_reasons": [{"gb": "GB0291", "summary": "logger", "reason": "logger",
+                                   "user_stack": [{"file": m, "line": 2, "source": ""}]}],
+                "explain": {"break_reasons": []}, "graph_break_log": [], "log_breaks": [],
+                "coverage": {m: [1, 2, 3, 4, 5, 6, 7]}, "traced_lines": {m: traced}}
+        return _bench().evaluate(orig, None, [_f(2, "GM102"), _f(7, "GM102")], ("pkg",), tmp_path)
+
+    r = run([1, 2, 3, 4])
+    assert [(f["line"], f["why"]) for f in r["not_traced"]] == [
+        (7, "fit() ran eagerly after its break at line 2 (Dynamo traced none of it after)")]
+    assert r["false_alarms"] == [] and (r["findings_executed"], r["confirmed"]) == (1, 1)
+    r = run([1, 2, 3, 4, 6])
+    assert r["not_traced"] == [] and [f["line"] for f in r["false_alarms"]] == [7]
+
+
 def test_a_mended_statement_whose_own_untraceable_call_breaks_is_not_still_breaking():
     """deepctr-torch (realcode round 33): `print("Train on {0} samples".format(\\n
     len(train_tensor_data)))` is deferred (GM101, fixable), and its argument's `len()` of a
