@@ -745,7 +745,7 @@ def main(argv=None) -> int:
         print(f"  fixes applied        {sum(applied.values())}  "
               + " ".join(f"{c}:{n}" for c, n in sorted(applied.items())))
         print(f"  fixes (CLI count)    {sum(n for d in cli_counts.values() for n in d.values())}")
-        print(f"  fix passes per file  " + " ".join(f"{k}:{v}" for k, v in sorted(passes.items())))
+        print("  fix passes per file  " + " ".join(f"{k}:{v}" for k, v in sorted(passes.items())))
         print(f"  imports checked      {len(mods)} modules ({len(both_fail)} fail in the original too)")
         print("  failures             " + " ".join(f"{c}:{len(failures[c])}" for c in CHECKS))
         print(f"  wall time            {wall:.1f}s  ("

@@ -581,11 +581,12 @@ def evaluate(orig: dict[str, Any], mended: dict[str, Any] | None, findings: list
         if not broke and need is not None and bool(need) != training:
             conditional.append(f)  # "breaks only when the module is training", in an eval run
             continue
-        if not broke and "value" in (cond.get("kinds") or ()):
+        if not broke and {"value", "config"} & set(cond.get("kinds") or ()):
             # a named value test this scoring cannot evaluate (`len(self.step_t)` is nonzero,
-            # `layer_dropout > 0.0`): reported apart with its condition, as issue 11 asks of
-            # conditional findings; one whose site broke counts as confirmed below (dtype and
-            # config conditions are scored as before)
+            # `layer_dropout > 0.0`), or a package's setting (skrl's `self.cfg.time_limit_bootstrap`
+            # is true, realcode round 34; its settings objects are not read here): reported apart
+            # with its condition, as issue 11 asks of conditional findings; one whose site broke
+            # counts as confirmed below (dtype conditions are scored as before)
             undecided.append(f)
             continue
         if not broke and f["code"] in INLINED_ONLY and _after_a_break(f, broke_at, site):

@@ -8192,7 +8192,6 @@ def _ppr_power_iteration():
     with the identity added, `validate_adjacency` (its value range and column-sum checks),
     `prepare_x0` one-hot for 3 seeds, `validate_x`, and `power_iteration` with a dense
     adjacency too; in a user function."""
-    import torch
     from torch_ppr import utils
 
     cfg = dict(nodes=10, edges=30, seeds=3, alpha=0.1, max_iter=40)

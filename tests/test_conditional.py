@@ -301,3 +301,21 @@ def test_an_early_exit_makes_the_rest_of_its_block_conditional(tmp_path):
     assert logged_break_lines(loop.eval(), xs, path=str(path)) == set()
     # a break in a loop: Dynamo skips the frame after it, and explain() does not see it
     assert logged_break_lines(loop.train(), xs, path=str(path)) == {line["            out = out + x.sum().item()"]}
+
+
+def test_settings_objects_named_cfg_are_config_conditions():
+    """skrl's agents keep their settings in `self.cfg` (`if self.cfg.time_limit_bootstrap and
+    truncated.any():`, realcode round 34: the flag is off by default and the tensor test never
+    runs); Lightning's in `self.hparams`, scripts' in `args`. A local flag is still no condition."""
+    src = ("import torch\n\n\nclass Agent(torch.nn.Module):\n"
+           "    def forward(self, r, t, args, flag):\n"
+           "        if self.cfg.time_limit_bootstrap and t.any():\n            r = r + 1\n"
+           "        if self.hparams.clip and t.all():\n            r = r - 1\n"
+           "        if args.verbose:\n            print(r)\n"
+           "        if flag:\n            print(t)\n"
+           "        return r\n")
+    got = {f.span.start.line: f for f in analyze_source(src).findings}
+    assert got[6].condition.text == "`self.cfg.time_limit_bootstrap` is true" and got[6].condition.kinds == ("config",)
+    assert got[8].condition.text == "`self.hparams.clip` is true"
+    assert got[11].condition.text == "`args.verbose` is true" and severity(got[11]) == "information"
+    assert got[13].condition is None and severity(got[13]) == "warning"

@@ -140,6 +140,13 @@ def test_conditions_the_scoring_cannot_evaluate_are_apart_unless_they_broke():
     r = bench.evaluate({**ORIGINAL, "graph_break_log": []}, None,
                        [{**_f("pkg/a.py", 30, "GM201"), "condition": train_only}], ("pkg",), SITE, training=True)
     assert [f["line"] for f in r["false_alarms"]] == [30] and r["conditional_undecided"] == []
+    # a package's setting (skrl's `self.cfg.time_limit_bootstrap`, off in the run, realcode round
+    # 34) is not read by the scoring either: apart
+    cfg = {"kinds": ["training", "config"], "training": True,
+           "text": "the module is training and `self.cfg.time_limit_bootstrap` is true"}
+    r = bench.evaluate({**ORIGINAL, "graph_break_log": []}, None,
+                       [{**_f("pkg/a.py", 30, "GM201"), "condition": cfg}], ("pkg",), SITE, training=True)
+    assert r["false_alarms"] == [] and [f["line"] for f in r["conditional_undecided"]] == [30]
 
 
 def test_a_second_package_of_the_entry_is_scored_with_it():

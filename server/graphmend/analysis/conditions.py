@@ -456,8 +456,15 @@ def _is_self_attr(e: ast.expr, attr: str) -> bool:
         and e.value.id == "self"
 
 
+#: names of objects that hold a run's settings: `self.cfg.time_limit_bootstrap` (skrl's agents,
+#: realcode round 34), `self.hparams.x` (Lightning), `args.x` (argparse)
+CONFIG_HOLDERS = frozenset({"config", "cfg", "conf", "hparams", "args", "opts"})
+
+
 def _is_config(e: ast.expr) -> bool:
-    """`self.config.x`, `config.x`, `self.config.x == "y"` (a constant on the other side)."""
+    """`self.config.x`, `config.x`, `self.cfg.x`, `self.config.x == "y"` (a constant on the other
+    side): an attribute read through an object named for settings (CONFIG_HOLDERS, or `*_config`,
+    `*_cfg`)."""
     if isinstance(e, ast.Compare) and len(e.ops) == 1:
         sides = [e.left, e.comparators[0]]
         return any(_is_config(s) for s in sides) and any(isinstance(s, ast.Constant) for s in sides)
@@ -471,4 +478,4 @@ def _is_config(e: ast.expr) -> bool:
     if not isinstance(node, ast.Name):
         return False
     parts.append(node.id)
-    return any(p == "config" or p.endswith("_config") for p in parts[1:])
+    return any(p in CONFIG_HOLDERS or p.endswith(("_config", "_cfg")) for p in parts[1:])
