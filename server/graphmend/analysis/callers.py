@@ -87,20 +87,19 @@ def _function(sym: Symbols, qualname: str, depth: int = 0) -> Optional[tuple[Sym
     return (sym, fi) if fi is not None and fi.qualname == qualname else None
 
 
-def _params(fi: FunctionInfo, fact: CallFact) -> dict[str, tuple[ast.expr, bool]]:
+def _params(fi: FunctionInfo, fact: CallFact) -> dict[str, tuple[ast.expr, bool, bool]]:
     """The callee's parameters the call's tensor arguments bind: (the argument, whether it is a
-    boolean mask)."""
+    boolean mask, whether it is a dict of tensors)."""
     a = fi.node.args
     positional = [*a.posonlyargs, *a.args]
     by_keyword = {x.arg for x in [*a.args, *a.kwonlyargs]}
     positional = positional[fact.skip:]
-    out: dict[str, tuple[ast.expr, bool]] = {}
+    out: dict[str, tuple[ast.expr, bool, bool]] = {}
     for pos, kw, node in fact.tensors:
-        if pos is not None:
-            if pos < len(positional):
-                out[positional[pos].arg] = node, (pos, kw) in fact.masks
-        elif kw in by_keyword:
-            out[kw] = node, (pos, kw) in fact.masks
+        name = positional[pos].arg if pos is not None and pos < len(positional) else \
+            kw if pos is None and kw in by_keyword else None
+        if name is not None:
+            out[name] = node, (pos, kw) in fact.masks, (pos, kw) in fact.maps
     return out
 
 
@@ -308,7 +307,7 @@ def seeded_findings(sym: Symbols, text: str, path: str, lines: "LineIndex",
             return True
         where = f"line {fact.node.lineno}" if via_src is src else \
             f"{os.path.basename(via_src.path)}:{fact.node.lineno}"
-        seeds = {p: (via.rsplit(".", 1)[-1], where, _short(e), mask) for p, (e, mask) in bound.items()}
+        seeds = {p: (via.rsplit(".", 1)[-1], where, _short(e), mask, box) for p, (e, mask, box) in bound.items()}
         key = (src.symbols.module, tfi.qualname, frozenset(seeds.items()))
         if key in done:
             out.extend(Seeded(origin, p, f) for p, f in done[key])
@@ -383,12 +382,15 @@ def _decorate(f: Finding, fi: FunctionInfo, site, seeded: dict[str, tuple[str, s
     listed = ", ".join(f"`{n}`" for n in names)
     callers = sorted({(seeded[n][0], seeded[n][1]) for n in names})
     if one:
-        caller, where, arg, _ = seeded[names[0]]
+        caller, where, arg = seeded[names[0]][:3]
         how = f"`{caller}()` passes `{arg}` ({where})"
     else:
         how = "; ".join(f"`{c}()` passes tensors for them ({w})" for c, w in callers)
     masks = [n for n in names if seeded[n][3]]
-    if len(masks) == len(names):
+    maps = [n for n in names if len(seeded[n]) > 4 and seeded[n][4]]
+    if len(maps) == len(names):
+        verb = "holds tensors only" if one else "hold tensors only"
+    elif len(masks) == len(names):
         verb = "is a boolean mask" if one else "are boolean masks"
     else:
         verb = ("is a tensor" if one else "are tensors") + (
@@ -398,7 +400,7 @@ def _decorate(f: Finding, fi: FunctionInfo, site, seeded: dict[str, tuple[str, s
     if f.applicability is Applicability.NONE and f.decline_reason:
         # the rule has no mend for the site, whoever calls: its reason, then who shows the break
         reason = f"{f.decline_reason}; only a caller shows that {listed} {verb} ({how})"
-    elif masks:  # an annotation would not show the mask: only this caller does
+    elif masks or maps:  # an annotation would not show the mask (nor that every value is a tensor)
         reason = (f"only a caller shows that {listed} {verb} ({how}); a mend here would change "
                   f"`{fi.qualname}()` for every caller")
     else:

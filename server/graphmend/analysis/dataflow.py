@@ -420,6 +420,46 @@ def _docstring_tensors(fn: ast.AST) -> set[str]:
     return set(_DOC_TENSOR.findall(doc)) | set(_DOC_TENSOR_PLAIN.findall(doc)) | set(_DOC_NUMBER_OR_TENSOR.findall(doc))
 
 
+#: `containers` box of a dict whose every store put a tensor (Env.fresh_maps): its items and values
+#: are tensors (an annotated `Dict[str, Tensor]` is "mapping": not every key holds one)
+TENSOR_MAP = "tensor_map"
+
+
+def _dict_annotation(ann: Optional[ast.expr]) -> bool:
+    """`dict`, `Dict[...]`, `Mapping[...]`, `typing.Dict`: an annotation that says a dict and
+    nothing of its values' kind (dasp's `param_dict: dict`)."""
+    if isinstance(ann, ast.Subscript):
+        ann = ann.value
+    name = ann.attr if isinstance(ann, ast.Attribute) else ann.id if isinstance(ann, ast.Name) else None
+    return name in ("dict", "Dict", "Mapping", "MutableMapping")
+
+
+def _empty_dict(value: Optional[ast.expr], local_names) -> bool:
+    """`{}` or `dict()`."""
+    if isinstance(value, ast.Dict):
+        return not value.keys
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+        and "dict" not in local_names and not value.args and not value.keywords
+
+
+def returns_tensor_map(fi: FunctionInfo, sym: Symbols) -> bool:
+    """Every `return` of `fi` gives a local dict it filled with tensors only (dasp's
+    `extract_param_dict`: `param_dict = {}`, `param_dict[name] = param_tensor[:, idx]` in a loop,
+    `return param_dict`, realcode round 34). Cached per function and file version."""
+    cache = sym.__dict__.setdefault("tensor_map_cache", {})
+    node = fi.node  # read through the property: `tracking()` sees the body read
+    held = cache.get(fi.qualname)
+    if held is None or held[0] is not node:
+        got = False
+        returns = [st for st in _statements(node.body) if isinstance(st, ast.Return)]
+        if returns and all(isinstance(st.value, ast.Name) for st in returns):
+            boxes: list = []
+            _guarded((id(sym), "tensor_map", fi.qualname), lambda: _return_kinds(fi, sym, boxes=boxes), ())
+            got = len(boxes) == len(returns) and all(b == TENSOR_MAP for b in boxes)
+        cache[fi.qualname] = held = (node, got)
+    return held[1]
+
+
 def _item_key(e: ast.Subscript) -> Optional[str]:
     """`state['k']`, `self.state['k']`, `buf[0]`: an item of a name or of an attribute of self under
     a constant key, by its text; None for anything else."""
@@ -533,6 +573,9 @@ class Env:
         # parameters annotated as containers of tensors, still bound to the argument: name ->
         # "mapping" (`params: Dict[str, Tensor]`: params["order"] is a tensor) or "sequence"
         self.containers: dict[str, str] = dict(containers)
+        # locals bound to an empty dict (`d = {}`) whose every store so far put a tensor there;
+        # once one has, `containers` holds them as TENSOR_MAP
+        self.fresh_maps: set[str] = set()
         self.number_or_tensor: set[str] = set(either)  # parameters still bound to a tensor-or-number argument
         self.records: dict[str, str] = dict(records)
         self.seeded: dict[str, object] = {}
@@ -542,6 +585,14 @@ class Env:
         self.seeded_masks: set[str] = set()
         for name, why in (seeds or {}).items():
             mask = isinstance(why, tuple) and len(why) > 3 and why[3]
+            if isinstance(why, tuple) and len(why) > 4 and why[4]:
+                # a dict the caller filled with tensors only (dasp's `param_dict`, realcode
+                # round 34): its values are tensors, not the parameter itself
+                params = {a.arg: a.annotation for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+                if name in self.unknown_params or (name in params and _dict_annotation(params[name])):
+                    self.containers[name] = TENSOR_MAP
+                    self.seeded[name] = why
+                continue
             if name in self.unknown_params:
                 self.kinds[name] = Kind.TENSOR
                 self.seeded[name] = why
@@ -580,6 +631,12 @@ class Env:
             self.number_or_tensor.discard(target.id)
             self.tuple_items.discard(target.id)
             self.containers.pop(target.id, None)
+            self.fresh_maps.discard(target.id)
+            if _empty_dict(value, self.locals):
+                self.fresh_maps.add(target.id)
+            elif isinstance(value, ast.Call) and (found := self.callee(value)) is not None \
+                    and returns_tensor_map(found[1], found[0]):
+                self.containers[target.id] = TENSOR_MAP  # `param_dict = self.extract_param_dict(p)`
             self.records.pop(target.id, None)
             self.tensor_callables.discard(target.id)
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.locals \
@@ -641,6 +698,16 @@ class Env:
                                      and not (elts is not None and elts[i] is Kind.TENSOR)}
         elif isinstance(target, ast.Starred):
             self.bind(target.value, Kind.UNKNOWN)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                and target.value.id in self.fresh_maps and not isinstance(target.slice, ast.Slice):
+            name = target.value.id
+            if kind is Kind.TENSOR:  # `param_dict[param_name] = param_tensor[:, param_idx]`
+                self.containers[name] = TENSOR_MAP
+            else:
+                self.fresh_maps.discard(name)
+                self.containers.pop(name, None)
+            if (key := _item_key(target)) is not None and kind is Kind.TENSOR:
+                self.item_kinds[key] = kind
         elif isinstance(target, ast.Subscript) and (key := _item_key(target)) is not None:
             # madgrad's `self.state['k'] = torch.tensor([0])`, then `k = self.state['k'].item()`
             # (realcode round 24)
@@ -703,8 +770,8 @@ class Env:
         .tolist()`): a `Dict[str, Tensor]` annotation is not always true of every key (XLM's
         `cache["slen"]` is an int)."""
         if isinstance(e, ast.Subscript) and not isinstance(e.slice, (ast.Slice, ast.Tuple)):
-            if isinstance(e.value, ast.Name) and self.containers.get(e.value.id) in ("sequence", "mapping"):
-                return self.containers[e.value.id]
+            if isinstance(e.value, ast.Name) and self.containers.get(e.value.id) in ("sequence", "mapping", TENSOR_MAP):
+                return "mapping" if self.containers[e.value.id] == TENSOR_MAP else self.containers[e.value.id]
             if self.item_container(e.value) == "sequence":  # `coords[0][n]` of a List[List[Tensor]]
                 return "sequence"
             if isinstance(e.value, ast.Attribute):  # `tableau.beta[-1]` of a list of tensors
@@ -758,7 +825,23 @@ class Env:
             if isinstance(t, ast.Name) and self.iter_container(it) == "sequence":
                 self.containers[t.id] = "sequence"
                 out.append(t.id)
+        # `for name, value in param_dict.items():` / `for value in d.values():` of a dict filled with
+        # tensors only (dasp's `denormalize_param_dict`, realcode round 34)
+        view = self.map_view(iterable)
+        if view == "values":
+            self.bind(target, Kind.TENSOR)
+        elif view == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            self.bind(target.elts[1], Kind.TENSOR)
         return out
+
+    def map_view(self, e: ast.expr) -> Optional[str]:
+        """"items" or "values" for `d.items()` / `d.values()` of a local or parameter holding a dict
+        of tensors only (TENSOR_MAP); else None."""
+        if isinstance(e, ast.Call) and not e.args and not e.keywords and isinstance(e.func, ast.Attribute) \
+                and e.func.attr in ("items", "values") and isinstance(e.func.value, ast.Name) \
+                and self.containers.get(e.func.value.id) == TENSOR_MAP:
+            return e.func.attr
+        return None
 
     def iter_kind(self, e: ast.expr) -> Kind:
         """The kind of what iterating `e` gives when that differs from `e`'s own: the items of a
@@ -1600,11 +1683,12 @@ def _plain_method(node: ast.AST) -> bool:
 
 def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,
                   elements: Optional[list] = None, stores: Optional[dict] = None,
-                  final: Optional[dict] = None) -> Optional[tuple]:
+                  final: Optional[dict] = None, boxes: Optional[list] = None) -> Optional[tuple]:
     """`elements`: receives, per return, the kinds of the items of the tuple display it returns
     (None for a return of anything else). `stores`: receives, per attribute of `self` the body
     stores, the kinds stored, in order; the answer is then None when the body was not evaluated
-    to its end. `final`: receives the kinds of the locals where the evaluation stopped."""
+    to its end. `final`: receives the kinds of the locals where the evaluation stopped. `boxes`:
+    receives, per return of a name, its `containers` box there (None: none)."""
     node = fi.node
     if (node.decorator_list and not decorated and not _plain_method(node)) or isinstance(node, ast.AsyncFunctionDef):
         return None if stores is not None else ()
@@ -1622,6 +1706,8 @@ def _return_kinds(fi: FunctionInfo, sym: Symbols, decorated: bool = False,
                 if st.value is None:
                     return False
                 kinds.append(env.kind(st.value))
+                if boxes is not None and isinstance(st.value, ast.Name):
+                    boxes.append(env.containers.get(st.value.id))
                 if elements is not None:
                     v = st.value
                     elements.append([env.kind(x) for x in v.elts] if isinstance(v, ast.Tuple) and not any(

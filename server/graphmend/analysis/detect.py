@@ -15,7 +15,7 @@ from graphmend.analysis.astwalk import arg_names, preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison, arm_value_test
 from graphmend.analysis.numpy_attrs import class_attr_is_array
-from graphmend.analysis.dataflow import (Env, Kind, cast_value, compiling_guard, container_of_tensors,
+from graphmend.analysis.dataflow import (TENSOR_MAP, Env, Kind, cast_value, compiling_guard, container_of_tensors,
                                          docstring_bool_tensors, imports, trees_or_numbers, zipped)
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
@@ -179,6 +179,8 @@ class CallFact:
     virtual: bool = False
     # the tensor arguments that are boolean masks where the call is made, by (position, keyword)
     masks: frozenset = frozenset()
+    # the arguments that are dicts holding tensors only (dataflow.TENSOR_MAP), by (position, keyword)
+    maps: frozenset = frozenset()
 
 
 class FunctionWalker:
@@ -1779,12 +1781,16 @@ class FunctionWalker:
         for i, a in enumerate(c.args):
             if isinstance(a, ast.Starred):
                 break  # the positions after it are unknown
-            if kind(a) is Kind.TENSOR:
+            if kind(a) is Kind.TENSOR or self.tensor_map(a):
                 tensors.append((i, None, a))
         for k in c.keywords:
-            if k.arg is not None and kind(k.value) is Kind.TENSOR:
+            if k.arg is not None and (kind(k.value) is Kind.TENSOR or self.tensor_map(k.value)):
                 tensors.append((None, k.arg, k.value))
         return tensors
+
+    def tensor_map(self, e: ast.expr) -> bool:
+        """`e` is a local or parameter holding a dict of tensors only (dataflow.TENSOR_MAP)."""
+        return isinstance(e, ast.Name) and self.env.containers.get(e.id) == TENSOR_MAP
 
     def note_fact(self, c: ast.Call, module: str, qualname: str, skip: int, virtual: bool = False) -> None:
         tensors = self.tensor_args(c)
@@ -1792,8 +1798,9 @@ class FunctionWalker:
         if tensors:
             # a mask passed down (`gather(t, x > 0)`, then `def gather(t, idx): return t[idx]`:
             # GB0036 in the callee, realcode round 25)
-            masks = frozenset((pos, kw) for pos, kw, a in tensors if self.is_mask_expr(a))
-            self.calls_out[key] = CallFact(c, module, qualname, skip, tuple(tensors), virtual, masks)
+            maps = frozenset((pos, kw) for pos, kw, a in tensors if self.tensor_map(a))
+            masks = frozenset((pos, kw) for pos, kw, a in tensors if (pos, kw) not in maps and self.is_mask_expr(a))
+            self.calls_out[key] = CallFact(c, module, qualname, skip, tuple(tensors), virtual, masks, maps)
         else:
             self.calls_out.pop(key, None)
 

@@ -181,6 +181,7 @@ VERSION_CACHES = (
     "closure_cache",  # dataflow.closure_tensors
     "init_attrs_cache",  # dataflow.init_holds_tensor: what `__init__` leaves in attributes
     "method_stores_cache",  # dataflow.methods_hold_tensor: what each method stores in attributes
+    "tensor_map_cache",  # dataflow.returns_tensor_map: functions returning a dict of tensors
     "method_returns_cache",  # dataflow.method_returns_tensor
     "returned_masks_cache",  # detect: which masks functions return
     "_own_backward", "_record_types",  # a class of the file with its own `backward`; record classes
