@@ -448,6 +448,8 @@ def returns_tensor_map(fi: FunctionInfo, sym: Symbols) -> bool:
     `return param_dict`, realcode round 34). Cached per function and file version."""
     cache = sym.__dict__.setdefault("tensor_map_cache", {})
     node = fi.node  # read through the property: `tracking()` sees the body read
+    if node is None:
+        return False  # a function of the definitions index: no body kept
     held = cache.get(fi.qualname)
     if held is None or held[0] is not node:
         got = False
@@ -624,6 +626,14 @@ class Env:
             and value.func.id in CONTAINER_BUILTINS
 
     def bind(self, target: ast.expr, kind: Kind, value: Optional[ast.expr] = None) -> None:
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                and target.value.id in self.fresh_maps:
+            name = target.value.id
+            if kind is Kind.TENSOR and not isinstance(target.slice, ast.Slice):
+                self.containers[name] = TENSOR_MAP  # `param_dict[param_name] = param_tensor[:, param_idx]`
+            else:
+                self.fresh_maps.discard(name)
+                self.containers.pop(name, None)
         if isinstance(target, ast.Name):
             if self.item_kinds:
                 self.item_kinds = {k: v for k, v in self.item_kinds.items() if not k.startswith(target.id + "[")}
@@ -635,7 +645,7 @@ class Env:
             if _empty_dict(value, self.locals):
                 self.fresh_maps.add(target.id)
             elif isinstance(value, ast.Call) and (found := self.callee(value)) is not None \
-                    and returns_tensor_map(found[1], found[0]):
+                    and found[0] is self.symbols and returns_tensor_map(found[1], found[0]):
                 self.containers[target.id] = TENSOR_MAP  # `param_dict = self.extract_param_dict(p)`
             self.records.pop(target.id, None)
             self.tensor_callables.discard(target.id)
@@ -698,16 +708,6 @@ class Env:
                                      and not (elts is not None and elts[i] is Kind.TENSOR)}
         elif isinstance(target, ast.Starred):
             self.bind(target.value, Kind.UNKNOWN)
-        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                and target.value.id in self.fresh_maps and not isinstance(target.slice, ast.Slice):
-            name = target.value.id
-            if kind is Kind.TENSOR:  # `param_dict[param_name] = param_tensor[:, param_idx]`
-                self.containers[name] = TENSOR_MAP
-            else:
-                self.fresh_maps.discard(name)
-                self.containers.pop(name, None)
-            if (key := _item_key(target)) is not None and kind is Kind.TENSOR:
-                self.item_kinds[key] = kind
         elif isinstance(target, ast.Subscript) and (key := _item_key(target)) is not None:
             # madgrad's `self.state['k'] = torch.tensor([0])`, then `k = self.state['k'].item()`
             # (realcode round 24)
@@ -1591,7 +1591,7 @@ def methods_hold_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
         if s is not sym:
             return False  # a base in another file: the definitions index keeps no method bodies
         read_stores(c, attr)
-        storing = [fi for fi in c.methods.values() if attr in stored_self_attrs(fi._node)]
+        storing = [fi for fi in c.methods.values() if fi._node is not None and attr in stored_self_attrs(fi._node)]
         if not storing:
             continue
         for fi in storing:
