@@ -410,14 +410,20 @@ def _after_a_break(f: dict[str, Any], broke: frozenset, site: Path) -> bool:
     return fn is not None and bool(_broke_before(f, fn, broke))
 
 
+def _parsed(path: Path) -> ast.Module | None:
+    """A package file's tree, None when it cannot be read or parsed (the scoring's line facts
+    below are each computed once per file)."""
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
 def _functions(path: Path) -> list[tuple[int, int, str, list[tuple[int, int]]]]:
     """(first line, last line, name, [(first, last) of the functions nested in it]) of every
     function of a file (lambdas and comprehensions stay part of theirs); [] when it does not parse."""
     if path not in _FUNCS:
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, ValueError):
-            tree = None
+        tree = _parsed(path)
         out = []
         for n in ast.walk(tree) if tree is not None else ():
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -502,10 +508,7 @@ def _statement_end(path: Path, line: int) -> int:
     """The last line of the innermost statement starting at `line` (a simple statement, or a
     compound one's header; `line` itself where none starts there)."""
     if path not in _STATEMENTS:
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, ValueError):
-            tree = None
+        tree = _parsed(path)
         spans = []
         for n in (ast.walk(tree) if tree is not None else ()):
             if isinstance(n, ast.stmt):
@@ -528,10 +531,7 @@ def _stored_after(path: Path, line: int, col: int | None, brk: int) -> bool:
     if col is None:
         return False
     if path not in _ASSIGNS:
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, ValueError):
-            tree = None
+        tree = _parsed(path)
         _ASSIGNS[path] = [
             ((t.lineno, t.col_offset), (t.end_lineno, t.end_col_offset), range(n.value.lineno, n.value.end_lineno + 1))
             for n in (ast.walk(tree) if tree is not None else ())
