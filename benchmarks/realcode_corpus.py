@@ -92,6 +92,9 @@ REQUIREMENTS = [
     # torchtnt pulls tensorboard, psutil and pyre-extensions, skrl gymnasium and tensorboard,
     # dasp-pytorch scipy, torch-ppr torch-max-mem)
     "torchtnt==0.2.4", "skrl==2.1.1", "torchfm==0.7.0", "dasp-pytorch==0.0.1", "torch-ppr==0.0.8",
+    # round 35 (sbi pulls skorch, zuko, nflows, scikit-learn, tensorboard and matplotlib, nbeats-pytorch
+    # pandas and matplotlib, each at the corpus' version)
+    "torchbearer==0.5.5", "nbeats-pytorch==1.6.0", "pytorch-nlp==0.5.0", "rtdl-num-embeddings==0.0.12", "sbi==0.27.0",
 ]
 
 
@@ -8210,6 +8213,352 @@ def _ppr_power_iteration():
     return cfg, run, {"edge_index": edge_index}
 
 
+# round 35: torchbearer 0.5.5, nbeats-pytorch 1.6.0, pytorch-nlp 0.5.0, rtdl-num-embeddings 0.0.12 and sbi
+# 0.27.0, code nobody tuned on, measured before anything was changed for it
+
+
+def _torchbearer_trial_fit():
+    """torchbearer's `Trial` as its quickstart trains with it: a 6-16-3 MLP, SGD with momentum,
+    cross entropy, metrics 'acc' and 'loss' (running and epoch means), `with_generators` over a
+    24-sample train loader and an 8-sample validation loader (batch 4), callbacks `StepLR` (per
+    epoch), `GradientClipping` at 1.0, `L2WeightDecay` and `EarlyStopping` on the validation loss;
+    `run` for 2 epochs, verbose 0; in a user function (the trial built outside it)."""
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+    import torchbearer
+    from torchbearer import Trial
+    from torchbearer.callbacks import EarlyStopping, GradientClipping, L2WeightDecay, StepLR
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3))
+    opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+    g = torch.Generator().manual_seed(1)
+    train = DataLoader(TensorDataset(torch.randn(24, 6, generator=g), torch.randint(0, 3, (24,), generator=g)),
+                       batch_size=4)
+    val = DataLoader(TensorDataset(torch.randn(8, 6, generator=g), torch.randint(0, 3, (8,), generator=g)),
+                     batch_size=4)
+    trial = Trial(net, opt, torch.nn.CrossEntropyLoss(), metrics=["acc", "loss"],
+                  callbacks=[StepLR(step_size=1, gamma=0.5), GradientClipping(1.0, net.parameters()),
+                             L2WeightDecay(1e-4, params=list(net.parameters())),
+                             EarlyStopping(monitor="val_loss", patience=2)],
+                  verbose=0).with_generators(train_generator=train, val_generator=val)
+    cfg = dict(mlp=(6, 16, 3), optimizer="SGD", train=24, val=8, batch=4, epochs=2,
+               callbacks=("StepLR", "GradientClipping", "L2WeightDecay", "EarlyStopping"))
+
+    def fit():
+        history = trial.run(epochs=2, verbose=0)
+        return torch.tensor([h["loss"] for h in history]), net[0].weight.detach().clone()
+    return cfg, fit, {}
+
+
+def _torchbearer_evaluate_predict():
+    """torchbearer's `Trial` on tensors as its docs use it: a 5-8-1 regression MLP with Adam and
+    MSE, metrics 'mse' and 'loss', `with_train_data`/`with_val_data`/`with_test_data`
+    (batch 4, no shuffle), one epoch of `run`, then `evaluate` on the validation data and
+    `predict` on the test data; in a user function."""
+    import torch
+    from torchbearer import Trial
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(5, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    g = torch.Generator().manual_seed(2)
+    x, y = torch.randn(16, 5, generator=g), torch.randn(16, 1, generator=g)
+    xv, yv, xt = torch.randn(8, 5, generator=g), torch.randn(8, 1, generator=g), torch.randn(6, 5, generator=g)
+    trial = Trial(net, torch.optim.Adam(net.parameters(), lr=1e-2), torch.nn.MSELoss(), metrics=["mse", "loss"],
+                  verbose=0)
+    trial.with_train_data(x, y, batch_size=4, shuffle=False).with_val_data(xv, yv, batch_size=4, shuffle=False)
+    trial.with_test_data(xt, batch_size=4)
+    cfg = dict(mlp=(5, 8, 1), optimizer="Adam", train=16, val=8, test=6, batch=4, epochs=1)
+
+    def run():
+        trial.run(epochs=1, verbose=0)
+        metrics = trial.evaluate(verbose=0, data_key=None)
+        preds = trial.predict(verbose=0)
+        return torch.tensor([metrics["val_mse"], metrics["val_loss"]]), preds
+    return cfg, run, {}
+
+
+def _nbeats_fit():
+    """nbeats-pytorch's `NBeatsNet` as its README trains it: a trend and a seasonality stack (2
+    blocks each, 16 units, backcast 10, forecast 5), `compile(loss="mae", optimizer="adam")`, `fit`
+    on numpy windows of a noisy sine (24 samples, batch 8, a validation split) for 2 epochs (its
+    loop: numpy batches to tensors, `loss.item()`, the epoch mean and the Keras-like print);
+    then `predict` of 4 windows; in a user function (model built outside it)."""
+    import random
+    import numpy as np
+    import torch
+    from nbeats_pytorch.model import NBeatsNet
+
+    torch.manual_seed(0)
+    net = NBeatsNet(stack_types=(NBeatsNet.TREND_BLOCK, NBeatsNet.SEASONALITY_BLOCK), nb_blocks_per_stack=2,
+                    forecast_length=5, backcast_length=10, thetas_dim=(4, 8), hidden_layer_units=16)
+    net.compile(loss="mae", optimizer="adam")
+    rng = np.random.default_rng(1)
+    series = np.sin(np.arange(60) / 3.0) + 0.1 * rng.standard_normal(60)
+    xs = np.stack([series[i:i + 10] for i in range(32)])
+    ys = np.stack([series[i + 10:i + 15] for i in range(32)])
+    cfg = dict(stacks=("trend", "seasonality"), blocks=2, units=16, backcast=10, forecast=5, train=24, val=8,
+               batch=8, epochs=2)
+
+    def fit():
+        random.seed(0)
+        net.fit(xs[:24], ys[:24], validation_data=(xs[24:], ys[24:]), epochs=2, batch_size=8)
+        return torch.from_numpy(net.predict(xs[24:28])), net.stacks[0][0].fc1.weight.detach().clone()
+    return cfg, fit, {}
+
+
+def _nbeats_generic_train_step():
+    """nbeats-pytorch's blocks in a user's training step: a `NBeatsNet` of a generic stack (2 blocks,
+    shared weights) and a seasonality stack (harmonics 4), its forward (backcast residuals and
+    forecast sums; the seasonality and trend bases built from numpy each call), MSE to the
+    targets, an Adam step written by the user; 2 steps; in a user function."""
+    import torch
+    from nbeats_pytorch.model import NBeatsNet
+
+    torch.manual_seed(0)
+    net = NBeatsNet(stack_types=(NBeatsNet.GENERIC_BLOCK, NBeatsNet.SEASONALITY_BLOCK), nb_blocks_per_stack=2,
+                    forecast_length=4, backcast_length=12, thetas_dim=(6, 4), share_weights_in_stack=True,
+                    hidden_layer_units=16, nb_harmonics=4)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(8, 12, generator=g), torch.randn(8, 4, generator=g)
+    cfg = dict(stacks=("generic", "seasonality"), blocks=2, shared=True, units=16, backcast=12, forecast=4,
+               harmonics=4, batch=8, steps=2)
+
+    def step(x, y):
+        net.train()
+        losses = []
+        for _ in range(2):
+            opt.zero_grad()
+            backcast, forecast = net(x)
+            loss = torch.nn.functional.mse_loss(forecast, y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return torch.stack(losses), backcast.detach()
+    return cfg, step, {"x": x, "y": y}
+
+
+def _torchnlp_awd_lstm_train():
+    """pytorch-nlp's modules in a user's AWD-LSTM-style language-model training step: an
+    embedding, `LockedDropout` on the inputs and outputs, a `WeightDropLSTM` (DropConnect on the
+    hidden-to-hidden weights), `Attention` ("general") of the outputs over themselves, a decoder;
+    cross entropy, Adam, then its `get_token_accuracy` and `get_accuracy` of the first tokens' predictions,
+    the padding index ignored; 2 steps over a batch of 4 sequences of 7 tokens; in a user
+    function."""
+    import torch
+    from torchnlp.metrics import get_accuracy, get_token_accuracy
+    from torchnlp.nn import Attention, LockedDropout, WeightDropLSTM
+
+    torch.manual_seed(0)
+
+    class LM(torch.nn.Module):
+        def __init__(self, vocab=20, dim=8):
+            super().__init__()
+            self.embed = torch.nn.Embedding(vocab, dim)
+            self.drop_in, self.drop_out = LockedDropout(0.2), LockedDropout(0.2)
+            self.lstm = WeightDropLSTM(dim, dim, weight_dropout=0.3)
+            self.attn = Attention(dim)
+            self.dec = torch.nn.Linear(dim, vocab)
+
+        def forward(self, tokens):
+            h, _ = self.lstm(self.drop_in(self.embed(tokens)))
+            h = self.drop_out(h)
+            q = h.transpose(0, 1).contiguous()
+            a, _ = self.attn(q, q)
+            return self.dec(a.transpose(0, 1))
+
+    model = LM()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    g = torch.Generator().manual_seed(1)
+    src = torch.randint(1, 20, (7, 4), generator=g)
+    tgt = torch.randint(1, 20, (7, 4), generator=g)
+    tgt[5:, 2:] = 0
+    cfg = dict(vocab=20, dim=8, seq=7, batch=4, dropout=(0.2, 0.3), steps=2, padding_index=0)
+
+    def train(src, tgt):
+        model.train()
+        out = []
+        for _ in range(2):
+            logits = model(src)
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 20), tgt.reshape(-1), ignore_index=0)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            pred = logits.argmax(-1)
+            tok_acc, _, _ = get_token_accuracy(tgt, pred, ignore_index=0)
+            acc, _, _ = get_accuracy(tgt[0][:, None], pred[0][:, None], ignore_index=0)
+            out.append(torch.tensor([loss.item(), tok_acc, acc]))
+        return torch.stack(out)
+    return cfg, train, {"src": src, "tgt": tgt}
+
+
+def _torchnlp_encode_batch():
+    """pytorch-nlp's text utilities as its README batches data: a `WhitespaceEncoder` over 8
+    sentences, `encode` and `stack_and_pad_tensors` (to the longest), batches of 3 sorted by
+    length (its samplers import `torch._six`, gone), `collate_tensors` of dict rows (labels, lengths), `lengths_to_mask`, a `CNNEncoder` over the
+    embedded batch with the mask, `batch_decode` back to text, and `LabelEncoder` of the labels;
+    eval; in a user function."""
+    import torch
+    from torchnlp.encoders import LabelEncoder
+    from torchnlp.encoders.text import WhitespaceEncoder, stack_and_pad_tensors
+    from torchnlp.nn import CNNEncoder
+    from torchnlp.utils import collate_tensors, lengths_to_mask
+
+    torch.manual_seed(0)
+    text = ["the cat sat on the mat", "a dog ran", "the quick brown fox jumps over the lazy dog",
+            "hello world", "torch compile breaks graphs", "a b c d e", "one more line of text here", "end"]
+    labels = ["pos", "neg", "pos", "neu", "neg", "pos", "neu", "pos"]
+    enc, lab = WhitespaceEncoder(text), LabelEncoder(labels)
+    emb = torch.nn.Embedding(enc.vocab_size, 6).eval()
+    cnn = CNNEncoder(6, num_filters=4, ngram_filter_sizes=(2, 3), output_dim=5).eval()
+    cfg = dict(sentences=8, vocab=enc.vocab_size, embed=6, filters=4, ngrams=(2, 3), batch=3)
+
+    def run():
+        order = sorted(range(len(text)), key=lambda i: len(text[i].split()))
+        batches = [order[i:i + 3] for i in range(0, len(order), 3)]
+        outs, decoded = [], []
+        for idx in batches:
+            batch = collate_tensors([{"label": lab.encode(labels[i]), "chars": torch.tensor(len(text[i]))} for i in idx])
+            tokens, lengths = stack_and_pad_tensors([enc.encode(text[i]) for i in idx])
+            mask = lengths_to_mask(lengths)
+            with torch.no_grad():
+                outs.append(cnn(emb(tokens), mask=mask.float()) + batch["label"].float()[:, None])
+            decoded += enc.batch_decode(tokens, lengths)
+        return torch.cat(outs), torch.tensor([len(d) for d in decoded])
+    return cfg, run, {}
+
+
+def _rtdl_num_bins_encoding():
+    """rtdl-num-embeddings' preprocessing as its README runs it on a training split: `compute_bins`
+    by quantiles (8 bins over 64 rows, 4 over the first 32; a feature of 4 distinct values gets
+    fewer bins), each checked by `_check_bins`, then `PiecewiseLinearEncoding` of a batch with both
+    bin sets (features of unequal bin counts, its masks and padding); the tree-based bins are
+    left out (they do not compile); eval, no grad; in a user function."""
+    import torch
+    from rtdl_num_embeddings import PiecewiseLinearEncoding, compute_bins
+
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(1)
+    X = torch.randn(64, 3, generator=g)
+    X[:, 2] = torch.randint(0, 4, (64,), generator=g).float()
+    xb = torch.randn(5, 3, generator=g)
+    cfg = dict(train=(64, 3), bins=(8, 4), batch=5)
+
+    def run(X, xb):
+        qbins = compute_bins(X, n_bins=8)
+        tbins = compute_bins(X[:32], n_bins=4)
+        with torch.no_grad():
+            a = PiecewiseLinearEncoding(qbins)(xb)
+            b = PiecewiseLinearEncoding(tbins)(xb)
+        return a, b, torch.tensor([len(t) for t in qbins + tbins])
+    return cfg, run, {"X": X, "xb": xb}
+
+
+def _rtdl_num_embeddings_train():
+    """rtdl-num-embeddings' embeddings in a user's tabular MLP training step: `PeriodicEmbeddings`
+    (lite off and on), `PiecewiseLinearEmbeddings` of quantile bins
+    (version "B"), `LinearReLUEmbeddings`, their outputs flattened and concatenated into an MLP,
+    MSE, AdamW; 2 steps over a batch of 16 rows of 4 features; in a user function (bins and
+    modules built outside it)."""
+    import torch
+    from rtdl_num_embeddings import (LinearReLUEmbeddings, PeriodicEmbeddings, PiecewiseLinearEmbeddings,
+                                     compute_bins)
+
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(1)
+    X, y = torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g)
+    embs = torch.nn.ModuleList([PeriodicEmbeddings(4, 6, n_frequencies=8, lite=False),
+                                PeriodicEmbeddings(4, 6, n_frequencies=8, lite=True),
+                                PiecewiseLinearEmbeddings(compute_bins(X, n_bins=6), 6, activation=True, version="B"),
+                                LinearReLUEmbeddings(4, 6)])
+    head = torch.nn.Sequential(torch.nn.Linear(4 * 4 * 6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    opt = torch.optim.AdamW(list(embs.parameters()) + list(head.parameters()), lr=1e-3)
+    cfg = dict(rows=16, features=4, d_embedding=6, frequencies=8, bins=6, mlp=(96, 16, 1), steps=2)
+
+    def train(X, y):
+        losses = []
+        for _ in range(2):
+            h = torch.cat([e(X).flatten(1) for e in embs], 1)
+            loss = torch.nn.functional.mse_loss(head(h), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return torch.stack(losses), head[0].weight.detach().clone()
+    return cfg, train, {"X": X, "y": y}
+
+
+def _sbi_npe_train_sample():
+    """sbi's neural posterior estimation as its README runs it: a 2-d `BoxUniform` prior, a
+    linear-Gaussian simulator, 64 simulations, `NPE` with a small MAF density estimator
+    (`posterior_nn("mdn", hidden_features=8, num_components=3)`), `append_simulations` and `train`
+    (batch 16, 2 epochs, validation fraction 0.25, its early-stopping bookkeeping), then
+    `build_posterior` and `sample` of 20 draws with `log_prob` of them at an observation;
+    in a user function."""
+    import torch
+    from sbi.inference import NPE
+    from sbi.neural_nets import posterior_nn
+    from sbi.utils import BoxUniform
+
+    torch.manual_seed(0)
+    prior = BoxUniform(low=-2 * torch.ones(2), high=2 * torch.ones(2))
+    g = torch.Generator().manual_seed(1)
+    theta = prior.sample((64,))
+    x = theta + 0.1 * torch.randn(64, 2, generator=g)
+    x_o = torch.tensor([[0.5, -0.3]])
+    cfg = dict(prior="BoxUniform(-2, 2)^2", simulations=64, estimator="maf", hidden=8, transforms=2, batch=16,
+               epochs=2, samples=20)
+
+    def run(theta, x, x_o):
+        torch.manual_seed(3)
+        inference = NPE(prior=prior, density_estimator=posterior_nn("mdn", hidden_features=8, num_components=3),
+                        show_progress_bars=False)
+        est = inference.append_simulations(theta, x).train(training_batch_size=16, max_num_epochs=2,
+                                                           validation_fraction=0.25, show_train_summary=False)
+        posterior = inference.build_posterior(est)
+        s = posterior.sample((20,), x=x_o, show_progress_bars=False)
+        return s, posterior.log_prob(s, x=x_o)
+    return cfg, run, {"theta": theta, "x": x, "x_o": x_o}
+
+
+def _sbi_nre_mcmc():
+    """sbi's neural ratio estimation (`NRE_A`, a classifier `classifier_nn("mlp", hidden 8)`) trained
+    for 2 epochs on 48 simulations, its posterior's `potential` and `log_prob` at an observation,
+    and sbi's `ClassifierPosterior`-free utilities a user calls: `process_prior`, `process_simulator`,
+    `simulate_for_sbi` (a linear-Gaussian simulator, 16 draws) and `mcmc_transform` of the
+    prior (a sigmoid bijection) with its inverse; in a user function."""
+    import torch
+    from sbi.inference import NRE_A, simulate_for_sbi
+    from sbi.neural_nets import classifier_nn
+    from sbi.utils import BoxUniform, mcmc_transform
+    from sbi.utils.user_input_checks import process_prior, process_simulator
+
+    torch.manual_seed(0)
+    prior = BoxUniform(low=-1 * torch.ones(2), high=torch.ones(2))
+    g = torch.Generator().manual_seed(1)
+    theta = prior.sample((48,))
+    x = 2 * theta + 0.1 * torch.randn(48, 2, generator=g)
+    x_o = torch.tensor([[0.2, 0.1]])
+    cfg = dict(prior="BoxUniform(-1, 1)^2", simulations=48, classifier="mlp", hidden=8, batch=16, epochs=2)
+
+    def run(theta, x, x_o):
+        torch.manual_seed(3)
+        inference = NRE_A(prior=prior, classifier=classifier_nn("mlp", hidden_features=8), show_progress_bars=False)
+        est = inference.append_simulations(theta, x).train(training_batch_size=16, max_num_epochs=2,
+                                                           show_train_summary=False)
+        posterior = inference.build_posterior(est, sample_with="mcmc")
+        th = prior.sample((10,))
+        lp = posterior.potential(th, x=x_o)
+        p, _, _ = process_prior(prior)
+        sim = process_simulator(lambda t: 2 * t, p, False)
+        th2, x2 = simulate_for_sbi(sim, p, num_simulations=16, show_progress_bar=False)
+        tf = mcmc_transform(prior)
+        z = tf(th2)
+        return lp, x2, tf.inv(z)
+    return cfg, run, {"theta": theta, "x": x, "x_o": x_o}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -8314,6 +8663,12 @@ _SKRL = ["skrl/agents/torch/base.py", "skrl/agents/torch/dqn", "skrl/agents/torc
 _TORCHFM = ["torchfm/layer.py", "torchfm/model"]
 _DASP = ["dasp_pytorch"]
 _PPR = ["torch_ppr"]
+_TORCHBEARER = ["torchbearer/trial.py", "torchbearer/callbacks", "torchbearer/metrics", "torchbearer/state.py",
+                "torchbearer/bases.py", "torchbearer/cv_utils.py"]
+_NBEATS = ["nbeats_pytorch"]
+_TORCHNLP = ["torchnlp/nn", "torchnlp/metrics/accuracy.py", "torchnlp/encoders", "torchnlp/utils.py"]
+_RTDL_NUM = ["rtdl_num_embeddings.py"]
+_SBI = ["sbi/inference", "sbi/neural_nets", "sbi/utils", "sbi/samplers"]
 _POUTYNE = ["poutyne/framework/model.py", "poutyne/framework/metrics", "poutyne/framework/callbacks",
             "poutyne/framework/iterators.py", "poutyne/utils.py", "poutyne/framework/optimizers.py"]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
@@ -9167,4 +9522,35 @@ ENTRIES = {e.name: e for e in [
     Entry("ppr-power-iteration", "torch_ppr", "torch-ppr==0.0.8",
           "prepare_num_nodes, adjacency, validate_adjacency, prepare_x0, validate_x, power_iteration (sparse, dense)",
           _ppr_power_iteration, _PPR, scope="module"),
+    # round 35
+    Entry("torchbearer-trial-fit", "torchbearer", "torchbearer==0.5.5",
+          "Trial (SGD, acc and loss, StepLR, GradientClipping, L2WeightDecay, EarlyStopping): run 2 epochs",
+          _torchbearer_trial_fit, _TORCHBEARER, grad=True, training=True, scope="module"),
+    Entry("torchbearer-evaluate-predict", "torchbearer", "torchbearer==0.5.5",
+          "Trial on tensors (Adam, MSE): run 1 epoch with validation data; evaluate; predict on test data",
+          _torchbearer_evaluate_predict, _TORCHBEARER, grad=True, training=True, scope="module"),
+    Entry("nbeats-fit-predict", "nbeats_pytorch", "nbeats-pytorch==1.6.0",
+          "NBeatsNet (trend, seasonality): compile, fit 2 epochs on numpy windows with validation; predict",
+          _nbeats_fit, _NBEATS, grad=True, training=True, scope="module"),
+    Entry("nbeats-generic-train-step", "nbeats_pytorch", "nbeats-pytorch==1.6.0",
+          "NBeatsNet (generic with shared weights, seasonality with harmonics): 2 user Adam steps",
+          _nbeats_generic_train_step, _NBEATS, grad=True, training=True, scope="module"),
+    Entry("torchnlp-awd-lstm-train", "torchnlp", "pytorch-nlp==0.5.0",
+          "LockedDropout, WeightDropLSTM, Attention LM: 2 Adam steps; get_token_accuracy, get_accuracy",
+          _torchnlp_awd_lstm_train, _TORCHNLP, grad=True, training=True, scope="module"),
+    Entry("torchnlp-encode-batch", "torchnlp", "pytorch-nlp==0.5.0",
+          "WhitespaceEncoder, LabelEncoder, stack_and_pad_tensors, collate_tensors, lengths_to_mask, CNNEncoder",
+          _torchnlp_encode_batch, _TORCHNLP, scope="module"),
+    Entry("rtdl-num-bins-encoding", "rtdl_num_embeddings", "rtdl-num-embeddings==0.0.12",
+          "compute_bins by quantiles (8 and 4 bins), PiecewiseLinearEncoding of a batch with each",
+          _rtdl_num_bins_encoding, _RTDL_NUM, scope="module"),
+    Entry("rtdl-num-embeddings-train", "rtdl_num_embeddings", "rtdl-num-embeddings==0.0.12",
+          "Periodic (lite off, on), PiecewiseLinear and LinearReLU embeddings into an MLP: 2 AdamW steps",
+          _rtdl_num_embeddings_train, _RTDL_NUM, grad=True, training=True, scope="module"),
+    Entry("sbi-npe-train-sample", "sbi", "sbi==0.27.0",
+          "NPE with an MDN on 64 simulations: append_simulations, train 2 epochs, build_posterior, sample, log_prob",
+          _sbi_npe_train_sample, _SBI, grad=True, training=True, scope="module"),
+    Entry("sbi-nre-potential", "sbi", "sbi==0.27.0",
+          "NRE_A (MLP classifier): train 2 epochs, MCMC posterior's potential; simulate_for_sbi, mcmc_transform",
+          _sbi_nre_mcmc, _SBI, grad=True, training=True, scope="module"),
 ]}
