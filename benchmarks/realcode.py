@@ -265,7 +265,10 @@ def _standard_library(path: str) -> bool:
 
 
 def _inside(rel: str, packages: tuple[str, ...]) -> bool:
-    return rel.startswith(tuple(p + "/" for p in packages))
+    """`rel` (a site-packages-relative path) is in one of the entry's checked paths: a package's
+    folder, or a single-module distribution's file (rtdl-num-embeddings' `rtdl_num_embeddings.py`,
+    rtdl-revisiting-models', realcode rounds 33 and 35: scored as "outside" before)."""
+    return rel in {p + ".py" for p in packages} or rel.startswith(tuple(p + "/" for p in packages))
 
 
 def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> list[dict[str, Any]]:

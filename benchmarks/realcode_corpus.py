@@ -123,7 +123,9 @@ class Entry:
 
     @property
     def marker(self) -> str:
-        return ",".join(f"/{p}/" for p in self.packages)
+        """The path parts of the files the child covers and traces: each package's folder, or its
+        module where the distribution is one file (`rtdl_num_embeddings.py`)."""
+        return ",".join(m for p in self.packages for m in (f"/{p}/", f"/{p}.py"))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -8225,7 +8227,6 @@ def _torchbearer_trial_fit():
     `run` for 2 epochs, verbose 0; in a user function (the trial built outside it)."""
     import torch
     from torch.utils.data import DataLoader, TensorDataset
-    import torchbearer
     from torchbearer import Trial
     from torchbearer.callbacks import EarlyStopping, GradientClipping, L2WeightDecay, StepLR
 
@@ -8489,10 +8490,25 @@ def _rtdl_num_embeddings_train():
     return cfg, train, {"X": X, "y": y}
 
 
+def _sbi_tracker():
+    """A TensorBoard tracker writing to a temporary directory: sbi's default writes `sbi-logs/`
+    into the working directory (the repository, when the corpus runs)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from sbi.utils.tracking import TensorBoardTracker
+    from torch.utils.tensorboard import SummaryWriter
+
+    logdir = tempfile.mkdtemp(prefix="graphmend-sbi-logs-")
+    atexit.register(shutil.rmtree, logdir, ignore_errors=True)
+    return TensorBoardTracker(SummaryWriter(logdir))
+
+
 def _sbi_npe_train_sample():
     """sbi's neural posterior estimation as its README runs it: a 2-d `BoxUniform` prior, a
-    linear-Gaussian simulator, 64 simulations, `NPE` with a small MAF density estimator
-    (`posterior_nn("mdn", hidden_features=8, num_components=3)`), `append_simulations` and `train`
+    linear-Gaussian simulator, 64 simulations, `NPE` with a small mixture-density estimator
+    (`posterior_nn("mdn", hidden_features=8, num_components=3)`; the default MAF does not compile), `append_simulations` and `train`
     (batch 16, 2 epochs, validation fraction 0.25, its early-stopping bookkeeping), then
     `build_posterior` and `sample` of 20 draws with `log_prob` of them at an observation;
     in a user function."""
@@ -8507,13 +8523,14 @@ def _sbi_npe_train_sample():
     theta = prior.sample((64,))
     x = theta + 0.1 * torch.randn(64, 2, generator=g)
     x_o = torch.tensor([[0.5, -0.3]])
-    cfg = dict(prior="BoxUniform(-2, 2)^2", simulations=64, estimator="maf", hidden=8, transforms=2, batch=16,
+    cfg = dict(prior="BoxUniform(-2, 2)^2", simulations=64, estimator="mdn", hidden=8, components=3, batch=16,
                epochs=2, samples=20)
+    tracker = _sbi_tracker()
 
     def run(theta, x, x_o):
         torch.manual_seed(3)
         inference = NPE(prior=prior, density_estimator=posterior_nn("mdn", hidden_features=8, num_components=3),
-                        show_progress_bars=False)
+                        show_progress_bars=False, tracker=tracker)
         est = inference.append_simulations(theta, x).train(training_batch_size=16, max_num_epochs=2,
                                                            validation_fraction=0.25, show_train_summary=False)
         posterior = inference.build_posterior(est)
@@ -8541,10 +8558,12 @@ def _sbi_nre_mcmc():
     x = 2 * theta + 0.1 * torch.randn(48, 2, generator=g)
     x_o = torch.tensor([[0.2, 0.1]])
     cfg = dict(prior="BoxUniform(-1, 1)^2", simulations=48, classifier="mlp", hidden=8, batch=16, epochs=2)
+    tracker = _sbi_tracker()
 
     def run(theta, x, x_o):
         torch.manual_seed(3)
-        inference = NRE_A(prior=prior, classifier=classifier_nn("mlp", hidden_features=8), show_progress_bars=False)
+        inference = NRE_A(prior=prior, classifier=classifier_nn("mlp", hidden_features=8), show_progress_bars=False,
+                          tracker=tracker)
         est = inference.append_simulations(theta, x).train(training_batch_size=16, max_num_epochs=2,
                                                            show_train_summary=False)
         posterior = inference.build_posterior(est, sample_with="mcmc")

@@ -168,8 +168,25 @@ def test_a_second_package_of_the_entry_is_scored_with_it():
 def test_corpus_markers_name_every_package():
     import realcode_corpus  # benchmarks/ is on the path through `loading`
     e = realcode_corpus.ENTRIES["gpytorch-predict"]
-    assert e.packages == ("gpytorch", "linear_operator") and e.marker == "/gpytorch/,/linear_operator/"
+    assert e.packages == ("gpytorch", "linear_operator")
+    assert e.marker == "/gpytorch/,/gpytorch.py,/linear_operator/,/linear_operator.py"
     assert set(e.packages) <= set(e.check)
+
+
+def test_a_single_module_distribution_is_the_package():
+    """rtdl-num-embeddings is one file, `rtdl_num_embeddings.py` (realcode round 35; round 33's
+    rtdl-revisiting-models too): its breaks and findings are the package's, not `<outside ...>`."""
+    import realcode_corpus
+    e = realcode_corpus.ENTRIES["rtdl-num-bins-encoding"]
+    assert "/rtdl_num_embeddings.py" in e.marker.split(",")
+    orig = {"ok": True, "breaks": 1, "graph_break_log": [], "explain": {"break_reasons": []},
+            "break_reasons": [{"summary": "Dynamic shape operator", "gb": "GB0036",
+                               "user_stack": [_frame("rtdl_num_embeddings.py", 720)]}],
+            "coverage": {"/sp/rtdl_num_embeddings.py": [720]}}
+    r = _bench().evaluate(orig, None, [_f("rtdl_num_embeddings.py", 720, "GM402")], e.packages, SITE)
+    assert (r["named_sites"], r["found"], r["confirmed"], r["other_sites"]) == (1, 1, 1, [])
+    r = _bench().evaluate(orig, None, [], ("rtdl_num",), SITE)  # another package's name: outside
+    assert r["named_sites"] == 0 and [s["file"] for s in r["other_sites"]] == ["<outside rtdl_num>"]
 
 
 def test_a_logged_break_outside_the_packages_is_listed_not_scored():
