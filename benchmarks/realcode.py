@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import linecache
 import os
 import re
 import subprocess
@@ -282,7 +283,7 @@ def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> l
         frames = [f for f in r.get("user_stack") or [] if _inside(_rel(f.get("file", ""), site), packages)]
         if frames:
             inner = frames[-1]
-            key = (_rel(inner["file"], site), inner["line"])
+            key = (_rel(inner["file"], site), _code_line(site, _rel(inner["file"], site), inner["line"]))
             src = inner.get("source", "")
         else:
             key, src = (f"<outside {', '.join(packages)}>", 0), ""
@@ -312,7 +313,7 @@ def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> l
                               (_rel(frames[-1]["file"], site), frames[-1]["line"]))
     for b in res.get("graph_break_log") or []:  # also breaks whose graph before them was empty
         rel = _rel(b["file"], site)
-        line = b["line"]
+        line = _code_line(site, rel, b["line"])
         if not _inside(rel, packages) and (b["file"], line, b.get("gb"), b.get("detail")) in stacks:
             rel, line = stacks[(b["file"], line, b.get("gb"), b.get("detail"))]
         if not _inside(rel, packages):
@@ -347,6 +348,18 @@ def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> l
         if g in NAMED_GB and not codes:  # an id GraphMend names, broken on another cause
             s["cause"] = next((c for t in told if (c := _cause(g, t))), "?")
     return sorted(out.values(), key=lambda s: (s["file"], str(s["line"])))
+
+
+def _code_line(site: Path, rel: str, line: int) -> int:
+    """The line a break logged at `line` belongs to: `line` itself, or where it holds only closing
+    brackets, the nearest line above with code (sbi's `offset = (torch.tensor(...)\n.sum()\n.item()\n)`:
+    Dynamo logs the `.item()` break at the `)` line, realcode round 35)."""
+    path = site / rel if not os.path.isabs(rel) else Path(rel)
+    text = linecache.getline(str(path), line).strip()
+    while line > 1 and text and not text.strip(")]},"):
+        line -= 1
+        text = linecache.getline(str(path), line).strip()
+    return line
 
 
 def _span(f: dict[str, Any]) -> range:

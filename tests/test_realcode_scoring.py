@@ -434,6 +434,34 @@ def test_a_finding_after_a_break_whose_statement_runs_on_below_its_line_is_not_s
     assert r["not_traced"] == [] and [f["line"] for f in r["false_alarms"]] == [7]
 
 
+SRC_CHAIN = '''\
+def summarize(t, summary):
+    offset = (
+        t.tensor(summary[:-1])
+        .sum()
+        .item()
+    )
+    return offset
+'''
+
+
+def test_a_break_logged_at_a_closing_bracket_is_the_line_above(tmp_path):
+    """sbi's `offset = (torch.tensor(...)\n.sum()\n.item()\n)` (realcode round 35): Dynamo logs
+    the `.item()` break at the `)` line; the finding spans the chain (lines 3-5). One site, found
+    and confirmed, not a miss and a false alarm."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SRC_CHAIN)
+    m = f"{tmp_path}/pkg/m.py"
+    orig = {"ok": True, "breaks": 1,
+            "break_reasons": [{"gb": "GB0124", "summary": "item", "reason": "item",
+                               "user_stack": [{"file": m, "line": 6, "source": ")"}]}],
+            "explain": {"break_reasons": []}, "graph_break_log": [], "log_breaks": [],
+            "coverage": {m: [1, 2, 3, 4, 5, 6, 7]}}
+    r = _bench().evaluate(orig, None, [{**_f(3, "GM401"), "end_line": 5}], ("pkg",), tmp_path)
+    assert (r["named_sites"], r["found"], r["misses"], r["false_alarms"]) == (1, 1, [], [])
+    assert (r["findings_executed"], r["confirmed"]) == (1, 1)
+
+
 def test_a_mended_statement_whose_own_untraceable_call_breaks_is_not_still_breaking():
     """deepctr-torch (realcode round 33): `print("Train on {0} samples".format(\\n
     len(train_tensor_data)))` is deferred (GM101, fixable), and its argument's `len()` of a
