@@ -425,6 +425,16 @@ def _docstring_tensors(fn: ast.AST) -> set[str]:
 TENSOR_MAP = "tensor_map"
 
 
+def tuple_arity(fi: FunctionInfo) -> Optional[int]:
+    """The length of the tuple display every `return` of `fi` gives, when they agree."""
+    node = fi.node
+    if node is None:
+        return None
+    sizes = {len(st.value.elts) if isinstance(st.value, ast.Tuple) else None
+             for st in _statements(node.body) if isinstance(st, ast.Return)}
+    return sizes.pop() if len(sizes) == 1 else None
+
+
 def _dict_annotation(ann: Optional[ast.expr]) -> bool:
     """`dict`, `Dict[...]`, `Mapping[...]`, `typing.Dict`: an annotation that says a dict and
     nothing of its values' kind (dasp's `param_dict: dict`)."""
@@ -656,6 +666,12 @@ class Env:
                     and self._evidence_reaches(target.id, value):
                 kind = Kind.TENSOR  # used like a tensor elsewhere in the function (x.view(...))
             self.kinds[target.id] = kind
+            if kind is Kind.TENSOR and isinstance(value, ast.BoolOp) \
+                    and any(self.kind(v) is Kind.STATIC for v in value.values[:-1]):
+                # `is_new_x = self.default_x is None or (x != self.default_x).any()`: a Python bool
+                # when the static operand decides, a tensor only otherwise (sbi's DirectPosterior,
+                # realcode round 35): a test of it breaks only when it is a tensor
+                self.number_or_tensor.add(target.id)
             if isinstance(value, (ast.List, ast.Tuple)) and not any(isinstance(x, ast.Starred) for x in value.elts):
                 # `tmp_phi = [y.norm() ** 2]`, then `tmp_phi[0]`: the items of a list or tuple
                 # display by their index (xitorch's line search passes `tmp_phi[0]` on, realcode
@@ -672,6 +688,15 @@ class Env:
             # `return` gives a tensor there (torch-struct's `arc_scores, batch, N, lengths =
             # self._check_potentials(arc_scores, lengths)`, `lengths` a tensor or made one)
             elts = return_elements(found[1], found[0], n) if found is not None and kind is not Kind.STATIC else None
+            stars = [i for i, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
+            if elts is None and found is not None and kind is not Kind.STATIC and len(stars) == 1 \
+                    and (m := tuple_arity(found[1])) is not None and m >= n - 1:
+                # `is_valid_t, *_ = handle_invalid_x(batch_t, True)` (sbi, realcode round 35): the
+                # names before the star take the first items, those after it the last
+                full = return_elements(found[1], found[0], m)
+                if full is not None:
+                    k = stars[0]
+                    elts = tuple(Kind.UNKNOWN if i == k else full[i if i < k else m - (n - i)] for i in range(n))
             if _saved_tensors(value):
                 # `t, *rest = ctx.saved_tensors` in an autograd Function's backward: tensors
                 # (torch-linode's adjoint, realcode round 28)

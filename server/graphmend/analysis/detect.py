@@ -15,7 +15,7 @@ from graphmend.analysis.astwalk import arg_names, preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison, arm_value_test
 from graphmend.analysis.numpy_attrs import class_attr_is_array
-from graphmend.analysis.dataflow import (TENSOR_MAP, Env, Kind, cast_value, compiling_guard, container_of_tensors,
+from graphmend.analysis.dataflow import (TENSOR_MAP, Env, Kind, tuple_arity, cast_value, compiling_guard, container_of_tensors,
                                          docstring_bool_tensors, imports, trees_or_numbers, zipped)
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
@@ -859,6 +859,16 @@ class FunctionWalker:
         self.add(code, owner, test=dd, static_test=static, note=note, extracted=tr,
                  gb_id=_extraction_gb(tr), values=values)
 
+    def arm_tensors(self, node: ast.AST) -> list[str]:
+        """The names not known as tensors that the tests of the conditional expressions `node` is
+        an arm of prove tensors there (`torch.is_tensor(l)`, `isinstance(l, torch.Tensor)`, true
+        for the body, their `not` for the else arm)."""
+        out = []
+        for test, holds in self._arms.get(id(node), ()):
+            yes, no = _tensor_tests(test, self.symbols)
+            out += [n for n in (yes if holds else no) if self.env.kinds.get(n) is not Kind.TENSOR]
+        return out
+
     def static_prefix(self, b: ast.BoolOp) -> list[ast.expr]:
         """The static operands of `b` before its first operand that is not static."""
         out = []
@@ -1115,7 +1125,22 @@ class FunctionWalker:
                 # reported there); what they give is mostly a bool
                 self.add("GM201", node, test=node.operand)
             if isinstance(node, ast.Call):
-                self.call(node)
+                proven = self.arm_tensors(node)
+                if proven:
+                    # `l.squeeze().tolist() if torch.is_tensor(l) else l`: in the arm the test
+                    # proves `l` a tensor (torchnlp's `lengths_to_mask`, realcode round 35)
+                    kept = {n: self.env.kinds.get(n) for n in proven}
+                    self.env.kinds.update(dict.fromkeys(proven, Kind.TENSOR))
+                    try:
+                        self.call(node)
+                    finally:
+                        for n, k in kept.items():
+                            if k is None:
+                                self.env.kinds.pop(n, None)
+                            else:
+                                self.env.kinds[n] = k
+                else:
+                    self.call(node)
             elif isinstance(node, _COMPREHENSIONS):  # before its element (pre-order)
                 self.comprehension_items(node, comp_items)
             elif isinstance(node, ast.BoolOp) and id(node) not in tested:
@@ -2458,10 +2483,24 @@ def unpacked_masks(fi: FunctionInfo, sym: Symbols, known: dict) -> dict[str, ast
     found: list[tuple[list, frozenset]] = []
     for st in _statements(fn.body):
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], (ast.Tuple, ast.List)) \
-                and isinstance(st.value, ast.Call) and not any(isinstance(e, ast.Starred) for e in st.targets[0].elts):
+                and isinstance(st.value, ast.Call):
             elts = st.targets[0].elts
             callee = _unpacked_callee(fi, sym, st.value.func)
-            positions = _returned_mask_positions(sym, callee, len(elts)) if callee is not None else frozenset()
+            if callee is None:
+                continue
+            stars = [i for i, e in enumerate(elts) if isinstance(e, ast.Starred)]
+            if not stars:
+                positions = _returned_mask_positions(sym, callee, len(elts))
+            elif len(stars) == 1 and (n := tuple_arity(callee)) is not None and n >= len(elts) - 1:
+                # `is_valid_t, *_ = handle_invalid_x(batch_t, True)` (sbi's standardizing_net,
+                # realcode round 35): the names before the star take the first items, those after
+                # it the last
+                got = _returned_mask_positions(sym, callee, n)
+                star = stars[0]
+                positions = frozenset(i for i in range(len(elts)) if i != star
+                                      and (i if i < star else n - (len(elts) - i)) in got)
+            else:
+                positions = frozenset()
             if positions:
                 found.append((elts, positions))
     if not found:

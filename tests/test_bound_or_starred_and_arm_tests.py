@@ -1,0 +1,98 @@
+"""Three forms realcode round 35 showed, each checked statically and run under Dynamo (its
+graph-break log):
+
+- A name bound to `<static> or <tensor test>` is a Python bool when the static operand decides
+  and a tensor only otherwise: sbi 0.27's DirectPosterior, `is_new_x = self.default_x is None or
+  (x is not self.default_x and (x != self.default_x).any())`, then `if is_new_x:` (no break while
+  `default_x` is None). The branch is reported "breaks only when `is_new_x` is a tensor".
+- Unpacking with a star takes the items of a function's tuple return by position: sbi's
+  `is_valid_t, *_ = handle_invalid_x(batch_t, True)`, then `batch_t[is_valid_t]` (GB0036).
+- A conditional expression's test proves its arm's name a tensor: torchnlp 0.5's `lengths_to_mask`,
+  `[l.squeeze().tolist() if torch.is_tensor(l) else l for l in lengths]` over `*lengths` (GB0124
+  there, the frame skipped: a break in a comprehension).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from difftest import load_module
+from graphmend.analysis import analyze_source
+from graphmend.config import Settings
+from test_callers import logged_break_lines
+
+SOURCE = '''\
+import torch
+
+
+class Posterior:
+    def __init__(self, default_x=None):
+        self.default_x = default_x
+
+    def correction(self, x):
+        is_new_x = self.default_x is None or (x is not self.default_x and (x != self.default_x).any())
+        if is_new_x:
+            return x * 2
+        return x
+
+
+def handle_invalid_x(x):
+    x_is_nan = torch.isnan(x).any(dim=1)
+    is_valid_x = ~x_is_nan
+    return is_valid_x, x.shape[0], 0
+
+
+def standardize(batch_t):
+    is_valid_t, *_ = handle_invalid_x(batch_t)
+    return batch_t - torch.mean(batch_t[is_valid_t], dim=0)
+
+
+def lengths_to_list(*lengths):
+    return [l.squeeze().tolist() if torch.is_tensor(l) else l for l in lengths]
+
+
+def run(case, x):
+    if case == "or-default-none":
+        return Posterior().correction(x)
+    if case == "or-default-set":
+        return Posterior(x + 1).correction(x)
+    if case == "starred":
+        return standardize(x.reshape(2, 2))
+    return lengths_to_list(x.long(), 3), x
+'''
+
+LINES = {name: i for i, line in enumerate(SOURCE.splitlines(), 1)
+         for name in ("if is_new_x:", "batch_t[is_valid_t]", "l.squeeze().tolist()") if name in line}
+
+
+@pytest.fixture(scope="module")
+def by_line():
+    out: dict[int, list] = {}
+    for f in analyze_source(SOURCE, "forms.py", Settings(scope="module")).findings:
+        out.setdefault(f.span.start.line, []).append(f)
+    return out
+
+
+def test_a_name_bound_to_static_or_tensor_is_a_tensor_only_sometimes(by_line):
+    [f] = by_line[LINES["if is_new_x:"]]
+    assert f.code == "GM201" and f.condition is not None, f
+    assert f.condition.text == "`is_new_x` is a tensor" and f.condition.kinds == ("value",)
+
+
+def test_starred_unpacking_takes_a_returned_mask(by_line):
+    assert [f.code for f in by_line.get(LINES["batch_t[is_valid_t]"], [])] == ["GM402"], by_line
+
+
+def test_a_tensor_test_proves_its_arm(by_line):
+    got = by_line.get(LINES["l.squeeze().tolist()"], [])
+    assert [f.code for f in got] == ["GM401"] and got[0].condition is None, by_line
+
+
+@pytest.mark.parametrize("case,line,breaks", [
+    ("or-default-none", "if is_new_x:", False), ("or-default-set", "if is_new_x:", True),
+    ("starred", "batch_t[is_valid_t]", True), ("arm", "l.squeeze().tolist()", True)])
+def test_dynamo_agrees(case, line, breaks, tmp_path):
+    mod = load_module(SOURCE, tmp_path, "bound_or_forms")
+    broke = logged_break_lines(mod.run, case, torch.randn(4), path=mod.__file__)
+    assert (LINES[line] in broke) is breaks, broke
