@@ -96,3 +96,30 @@ def test_dynamo_agrees(case, line, breaks, tmp_path):
     mod = load_module(SOURCE, tmp_path, "bound_or_forms")
     broke = logged_break_lines(mod.run, case, torch.randn(4), path=mod.__file__)
     assert (LINES[line] in broke) is breaks, broke
+
+
+def test_a_mask_a_function_of_another_module_returns_in_a_tuple(tmp_path, monkeypatch):
+    """sbi's `is_valid_x, num_nans, num_infs = handle_invalid_x(x, exclude_invalid_x)`, imported
+    from sbi.utils.sbiutils, then `x = x[is_valid_x]` (GB0036, realcode round 35)."""
+    import importlib
+
+    from graphmend.analysis.workspace import Workspace
+
+    pkg = tmp_path / "gm_r35pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "utils.py").write_text(SOURCE.split("def standardize")[0].split("class Posterior")[0]
+                                  + "def handle_invalid_x(x):\n    x_is_nan = torch.isnan(x).any(dim=1)\n"
+                                    "    is_valid_x = ~x_is_nan\n    return is_valid_x, x.shape[0], 0\n")
+    user = ("import torch\nfrom gm_r35pkg.utils import handle_invalid_x\n\n\n"
+            "def append(theta, x):\n    is_valid_x, num_nans, num_infs = handle_invalid_x(x)\n"
+            "    x = x[is_valid_x]\n    theta = theta[is_valid_x]\n    return theta, x\n")
+    (pkg / "trainer.py").write_text(user)
+    ws = Workspace(roots=[str(tmp_path)])
+    got = [(f.code, f.span.start.line) for f in
+           analyze_source(user, str(pkg / "trainer.py"), Settings(scope="module"), workspace=ws).findings]
+    assert got == [("GM402", 7), ("GM402", 8)], got
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("gm_r35pkg.trainer")
+    broke = logged_break_lines(mod.append, torch.randn(4, 2), torch.randn(4, 2), path=mod.__file__)
+    assert 7 in broke, broke

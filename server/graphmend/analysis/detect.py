@@ -15,8 +15,9 @@ from graphmend.analysis.astwalk import arg_names, preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison, arm_value_test
 from graphmend.analysis.numpy_attrs import class_attr_is_array
-from graphmend.analysis.dataflow import (TENSOR_MAP, Env, Kind, tuple_arity, cast_value, compiling_guard, container_of_tensors,
-                                         docstring_bool_tensors, imports, trees_or_numbers, zipped)
+from graphmend.analysis.dataflow import (TENSOR_MAP, Env, Kind, cast_value, compiling_guard, container_of_tensors,
+                                         docstring_bool_tensors, imports, module_function, trees_or_numbers,
+                                         tuple_arity, zipped)
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
@@ -2486,16 +2487,24 @@ def unpacked_masks(fi: FunctionInfo, sym: Symbols, known: dict) -> dict[str, ast
                 and isinstance(st.value, ast.Call):
             elts = st.targets[0].elts
             callee = _unpacked_callee(fi, sym, st.value.func)
+            owner = sym
+            if callee is None and isinstance(st.value.func, ast.Name) and st.value.func.id in sym.imports:
+                # a function another module defines (sbi's `is_valid_x, num_nans, num_infs =
+                # handle_invalid_x(x, exclude_invalid_x)`, imported from sbi.utils.sbiutils,
+                # realcode round 35)
+                got = module_function(sym.imports[st.value.func.id], sym)
+                if got is not None and got[1].node is not None:
+                    owner, callee = got
             if callee is None:
                 continue
             stars = [i for i, e in enumerate(elts) if isinstance(e, ast.Starred)]
             if not stars:
-                positions = _returned_mask_positions(sym, callee, len(elts))
+                positions = _returned_mask_positions(owner, callee, len(elts))
             elif len(stars) == 1 and (n := tuple_arity(callee)) is not None and n >= len(elts) - 1:
                 # `is_valid_t, *_ = handle_invalid_x(batch_t, True)` (sbi's standardizing_net,
                 # realcode round 35): the names before the star take the first items, those after
                 # it the last
-                got = _returned_mask_positions(sym, callee, n)
+                got = _returned_mask_positions(owner, callee, n)
                 star = stars[0]
                 positions = frozenset(i for i in range(len(elts)) if i != star
                                       and (i if i < star else n - (len(elts) - i)) in got)
