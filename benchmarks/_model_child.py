@@ -457,7 +457,8 @@ def _add_compiled_frame(stack: list[dict[str, Any]]) -> None:
     the stack of its own break in the base class's `__init__` (the stack goes caller -> base
     `__init__`), so a `warnings.warn` after its `super().__init__()`, which then ran eagerly, was
     scored a false alarm (higher's DifferentiableRprop, realcode round 30). The compiled frame is
-    the root of the translator chain; it goes just above the innermost frame."""
+    the root of the translator chain; it goes below the frames that are running (its eager
+    callers, live Python frames now) and above those Dynamo inlined into it (not live: traced)."""
     try:
         from torch._dynamo.symbolic_convert import InstructionTranslator
 
@@ -473,9 +474,13 @@ def _add_compiled_frame(stack: list[dict[str, Any]]) -> None:
     if any(f["file"] == file and code.co_firstlineno <= f["line"] and f["function"] == code.co_name
            for f in stack):
         return
-    stack.insert(len(stack) - 1, {"file": file, "short": _short_path(file), "line": int(line),
-                                  "function": code.co_name,
-                                  "source": linecache.getline(file, int(line)).strip()})
+    live, f = set(), sys._getframe()
+    while f is not None:
+        live.add((f.f_code.co_filename, f.f_lineno))
+        f = f.f_back
+    at = max((i + 1 for i, fr in enumerate(stack) if (fr["file"], fr["line"]) in live), default=0)
+    stack.insert(at, {"file": file, "short": _short_path(file), "line": int(line), "function": code.co_name,
+                      "source": linecache.getline(file, int(line)).strip()})
 
 
 class _BreakLog(logging.Handler):

@@ -165,13 +165,17 @@ def test_child_logs_the_compiled_subclass_init_a_base_init_broke_in(tmp_path):
     it ran eagerly (higher's DifferentiableRprop, realcode round 30)."""
     import torch
 
-    text = ("import warnings\n\n\nclass Base:\n    def __init__(self, x):\n        print('base')\n"
+    text = ("import warnings\n\n\nclass Base:\n    def __init__(self, x):\n        _log()\n"
             "        self.x = x\n\n\nclass Sub(Base):\n    def __init__(self, *args, **kwargs):\n"
             "        super().__init__(*args, **kwargs)\n        warnings.warn('sub')\n\n\n"
-            "def f(x):\n    return Sub(x).x + 1\n")
+            "def f(x):\n    return Sub(x).x + 1\n\n\ndef _log():\n    print('base')\n")
     with pytest.warns(UserWarning, match="sub"):
         breaks, src = _logged_breaks(tmp_path, "gm_sub_init", text, torch.ones(2))
     at = [{(fr["line"], fr["function"]) for fr in b["user_stack"] if fr["file"] == src} for b in breaks]
-    assert all((6, "__init__") in s for s in at), breaks  # every record is the base's print
+    assert all((6, "__init__") in s for s in at), breaks  # every record is the base's print (in `_log`)
     assert any((12, "__init__") in s for s in at), breaks  # the subclass frame, at super().__init__
     assert not any((13, "__init__") in s for s in at), breaks  # its warning never broke
+    # in its place: below its eager caller `f`, above the base `__init__` Dynamo inlined into it
+    [order] = [[(fr["line"], fr["function"]) for fr in b["user_stack"] if fr["file"] == src]
+               for b in breaks if (12, "__init__") in {(fr["line"], fr["function"]) for fr in b["user_stack"]}]
+    assert order == [(17, "f"), (12, "__init__"), (6, "__init__"), (21, "_log")], order
