@@ -1321,6 +1321,9 @@ class FunctionWalker:
     def is_mask_expr(self, x: ast.expr) -> bool:
         """A boolean tensor here: a comparison of tensors, a mask name or attribute, such a mask
         combined or reshaped (torchani's `pairs[:, mask.view(-1)]`, `x[~m]`, `x[m1 & m2]`)."""
+        if isinstance(x, ast.Attribute) and isinstance(x.value, ast.Attribute) \
+                and isinstance(x.value.value, ast.Name) and x.value.value.id == "self":
+            return self.is_mask_attr(x)  # a submodule's buffer its class registers as a mask
         return self.env.kind(x) is Kind.TENSOR and (
             isinstance(x, ast.Compare) or self.is_mask_name(x) or self.is_mask_attr(x)
             or (isinstance(x, (ast.Call, ast.UnaryOp, ast.BinOp, ast.Subscript)) and boolean_expr(x, self._mask_operand)))
@@ -1350,7 +1353,17 @@ class FunctionWalker:
         `real[:, self.nonzero_indices]`; pytorch-kinematics' `self._revolute_mask = torch.tensor(...,
         dtype=torch.bool)` in InverseKinematics.__init__, read in a subclass: realcode round 29)."""
         cls = self.fi.cls
-        if not (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self") or cls is None:
+        if cls is None or not isinstance(e, ast.Attribute):
+            return False
+        if isinstance(e.value, ast.Attribute) and isinstance(e.value.value, ast.Name) and e.value.value.id == "self":
+            # `self.impl.mask`, a buffer of a submodule of a class of this file (rtdl-num-embeddings'
+            # PiecewiseLinearEncoding, `x[:, self.impl.mask]`, realcode round 35)
+            ctor = cls.attr_ctors.get(e.value.attr) or ""
+            cls = self.symbols.classes.get(ctor.rsplit(".", 1)[-1]) if ctor.startswith(self.symbols.module + ".") \
+                or ctor in self.symbols.classes else None
+            if cls is None:
+                return False
+        elif not (isinstance(e.value, ast.Name) and e.value.id == "self"):
             return False
         stores = 0
         for fi in [m for _, c in lineage(self.symbols, cls, local=True) for m in c.methods.values()]:
@@ -1359,6 +1372,11 @@ class FunctionWalker:
                     # `self.register_buffer("mask_", mask)`, `mask` a boolean expression or a local
                     # bound once to one (torchdr's UMAP `mask_affinity_in_`, realcode round 27)
                     value = st.value.args[1] if len(st.value.args) > 1 else None
+                    if isinstance(value, ast.IfExp) and self.not_none_here(e) and any(
+                            isinstance(a, ast.Constant) and a.value is None for a in (value.body, value.orelse)):
+                        # `None if ... else <mask>`, read where it is not None (`... if self.impl.mask
+                        # is None else x[:, self.impl.mask]`)
+                        value = value.orelse if isinstance(value.body, ast.Constant) else value.body
                     local = bool_mask_names(fi.node) if value is not None and any(
                         isinstance(n, ast.Name) for n in fast_walk(value)) else {}
                     if value is None or not boolean_expr(value, lambda n: isinstance(n, ast.Name) and n.id in local):
@@ -1375,6 +1393,17 @@ class FunctionWalker:
                                 return False
                             stores += 1
         return stores > 0
+
+    def not_none_here(self, e: ast.expr) -> bool:
+        """`e` is read where a test around it (an `if`, or a conditional expression's arm) shows
+        it is not None: `x if e is None else <here>`, `if e is not None: <here>`."""
+        text = ast.unparse(e)
+        for test, holds in [*self._arms.get(id(e), ()), *self.path]:
+            if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+                    and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None \
+                    and ast.unparse(test.left) == text and holds == isinstance(test.ops[0], ast.IsNot):
+                return True
+        return False
 
     def _mask_value(self, name: str) -> ast.expr:
         return self._masks[name] if self._masks is not None and name in self._masks else self._flow_masks[name][0]
@@ -2353,7 +2382,19 @@ def boolean_expr(e: ast.expr, is_mask) -> bool:
         return boolean_expr(e.body, is_mask) and boolean_expr(e.orelse, is_mask)
     if isinstance(e, ast.Call) and _bool_list_tensor(e):
         return True
+    if isinstance(e, ast.Call) and e.args and isinstance(e.func, (ast.Attribute, ast.Name)) \
+            and (e.func.attr if isinstance(e.func, ast.Attribute) else e.func.id) in _JOINS:
+        # `torch.row_stack([torch.cat([torch.ones(n, dtype=torch.bool), ...]) for x in bins])`:
+        # joined masks are a mask (rtdl-num-embeddings' `mask` buffer, realcode round 35)
+        items = e.args[0]
+        elts = [items.elt] if isinstance(items, ast.ListComp) else \
+            items.elts if isinstance(items, (ast.List, ast.Tuple)) else []
+        return bool(elts) and all(boolean_expr(x, is_mask) for x in elts)
     return False
+
+
+_JOINS = frozenset({"cat", "concat", "concatenate", "stack", "row_stack", "vstack", "hstack", "column_stack",
+                    "dstack"})
 
 
 # what a torch optimizer is commonly named (FunctionWalker.optimizer)
