@@ -589,6 +589,8 @@ class Env:
         # once one has, `containers` holds them as TENSOR_MAP
         self.fresh_maps: set[str] = set()
         self.number_or_tensor: set[str] = set(either)  # parameters still bound to a tensor-or-number argument
+        # of those, locals bound to `<static> and/or <tensor test>`: a Python bool or a tensor
+        self.bool_or_tensor: set[str] = set()
         self.records: dict[str, str] = dict(records)
         self.seeded: dict[str, object] = {}
         # parameters annotated as callables that return a tensor, still bound to the argument
@@ -649,6 +651,7 @@ class Env:
                 self.item_kinds = {k: v for k, v in self.item_kinds.items() if not k.startswith(target.id + "[")}
             self.locals.add(target.id)
             self.number_or_tensor.discard(target.id)
+            self.bool_or_tensor.discard(target.id)
             self.tuple_items.discard(target.id)
             self.containers.pop(target.id, None)
             self.fresh_maps.discard(target.id)
@@ -672,6 +675,7 @@ class Env:
                 # when the static operand decides, a tensor only otherwise (sbi's DirectPosterior,
                 # realcode round 35): a test of it breaks only when it is a tensor
                 self.number_or_tensor.add(target.id)
+                self.bool_or_tensor.add(target.id)
             if isinstance(value, (ast.List, ast.Tuple)) and not any(isinstance(x, ast.Starred) for x in value.elts):
                 # `tmp_phi = [y.norm() ** 2]`, then `tmp_phi[0]`: the items of a list or tuple
                 # display by their index (xitorch's line search passes `tmp_phi[0]` on, realcode

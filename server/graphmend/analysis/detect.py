@@ -278,7 +278,10 @@ class FunctionWalker:
         either, names = self.tensor_or_number(kw.get("test") if kw.get("test") is not None else node)
         if either is not None:
             values.append((either, True))
-            kw["maybe_number"] = names
+            # a name bound to `<static> and/or <tensor test>` is a Python bool otherwise, which the
+            # [Where] mend takes through `torch.as_tensor` (tests/regressions/mends/
+            # boolop_python_operand_where.py): named, not declined
+            kw["maybe_number"] = tuple(n for n in names if n not in self.env.bool_or_tensor)
         if code in ("GM201", "GM301") and kw.get("test") is not None:
             maybe = [n for n in _truth_names(kw["test"]) if n in self.maybe_none_names()
                      and self.env.kinds.get(n) is Kind.TENSOR]
