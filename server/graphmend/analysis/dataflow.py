@@ -657,7 +657,7 @@ class Env:
             self.fresh_maps.discard(target.id)
             if _empty_dict(value, self.locals):
                 self.fresh_maps.add(target.id)
-            elif isinstance(value, ast.Call) and (found := self.callee(value)) is not None \
+            elif isinstance(value, ast.Call) and (found := self.callee(value, local=True)) is not None \
                     and found[0] is self.symbols and returns_tensor_map(found[1], found[0]):
                 self.containers[target.id] = TENSOR_MAP  # `param_dict = self.extract_param_dict(p)`
             self.records.pop(target.id, None)
@@ -757,16 +757,18 @@ class Env:
             else:
                 self.self_kinds.pop(target.attr, None)
 
-    def callee(self, value: Optional[ast.expr]) -> Optional[tuple[Symbols, FunctionInfo]]:
+    def callee(self, value: Optional[ast.expr], local: bool = False) -> Optional[tuple[Symbols, FunctionInfo]]:
         """The function `value` calls, with its module's Symbols: a method of this class or a base
         (`self.m(...)`), one of a class of this file (`Cls.m(...)`), a module-level function of
-        this file or of another module the workspace finds; None for any other call."""
+        this file or of another module the workspace finds; None for any other call. `local`:
+        not another module's (no workspace lookup: asked of every `x = f(...)` on the keystroke
+        path)."""
         if not isinstance(value, ast.Call):
             return None
         func = value.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
                 and self.cls is not None:
-            for s, c in lineage(self.symbols, self.cls):
+            for s, c in lineage(self.symbols, self.cls, local=local):
                 fi = c.methods.get(func.attr)
                 if fi is not None:
                     return s, fi
@@ -779,7 +781,7 @@ class Env:
             fi = self.symbols.functions.get(func.id)
             if fi is not None:
                 return self.symbols, fi
-        if self._module_function(func) and (q := self.qualify(func)):
+        if not local and self._module_function(func) and (q := self.qualify(func)):
             # a function of another module the workspace finds (torch-harmonics' `self.lats_in, _ =
             # _precompute_latitudes(nlat_in)`, imported from its quadrature module)
             return module_function(q, self.symbols)
@@ -1620,16 +1622,34 @@ def methods_hold_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
         if s is not sym:
             return False  # a base in another file: the definitions index keeps no method bodies
         read_stores(c, attr)
-        storing = [fi for fi in c.methods.values() if fi._node is not None and attr in stored_self_attrs(fi._node)]
+        storing = _storing_methods(c).get(attr)
         if not storing:
             continue
         for fi in storing:
+            if c.methods.get("__init__") is fi:  # evaluated once for init_holds_tensor already
+                if attr not in _init_stores(sym, c)[0]:
+                    return False
+                continue
             got = _method_stores(sym, c, fi)
             if got is None or attr not in got or not all(
                     _stores_tensor(k, v, _loose_params(fi.node), sym) for k, v in got[attr]):
                 return False
         return True
     return False
+
+
+def _storing_methods(c: ClassInfo) -> dict[str, list[FunctionInfo]]:
+    """Per attribute of `self`, the methods of `c` whose statements store it; once per ClassInfo
+    (an edit of one of its methods makes a new one)."""
+    held = c.__dict__.get("_storing_methods")
+    if held is None:
+        held = {}
+        for fi in c.methods.values():
+            if fi._node is not None:
+                for a in stored_self_attrs(fi._node):
+                    held.setdefault(a, []).append(fi)
+        c.__dict__["_storing_methods"] = held
+    return held
 
 
 def _method_stores(sym: Symbols, c: ClassInfo, fi: FunctionInfo) -> Optional[dict[str, list[tuple]]]:
