@@ -471,13 +471,13 @@ def _add_compiled_frame(stack: list[dict[str, Any]]) -> None:
     if code is None or not line or not stack:
         return
     file = code.co_filename
-    if any(f["file"] == file and code.co_firstlineno <= f["line"] and f["function"] == code.co_name
-           for f in stack):
+    if any(fr["file"] == file and code.co_firstlineno <= fr["line"] and fr["function"] == code.co_name
+           for fr in stack):
         return
-    live, f = set(), sys._getframe()
-    while f is not None:
-        live.add((f.f_code.co_filename, f.f_lineno))
-        f = f.f_back
+    live, frame = set(), sys._getframe()
+    while frame is not None:
+        live.add((frame.f_code.co_filename, frame.f_lineno))
+        frame = frame.f_back
     at = max((i + 1 for i, fr in enumerate(stack) if (fr["file"], fr["line"]) in live), default=0)
     stack.insert(at, {"file": file, "short": _short_path(file), "line": int(line), "function": code.co_name,
                       "source": linecache.getline(file, int(line)).strip()})

@@ -283,7 +283,8 @@ def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> l
         frames = [f for f in r.get("user_stack") or [] if _inside(_rel(f.get("file", ""), site), packages)]
         if frames:
             inner = frames[-1]
-            key = (_rel(inner["file"], site), _code_line(site, _rel(inner["file"], site), inner["line"]))
+            rel = _rel(inner["file"], site)
+            key = (rel, _code_line(site, rel, inner["line"]))
             src = inner.get("source", "")
         else:
             key, src = (f"<outside {', '.join(packages)}>", 0), ""
@@ -354,11 +355,11 @@ def _code_line(site: Path, rel: str, line: int) -> int:
     """The line a break logged at `line` belongs to: `line` itself, or where it holds only closing
     brackets, the nearest line above with code (sbi's `offset = (torch.tensor(...)\n.sum()\n.item()\n)`:
     Dynamo logs the `.item()` break at the `)` line, realcode round 35)."""
-    path = site / rel if not os.path.isabs(rel) else Path(rel)
-    text = linecache.getline(str(path), line).strip()
+    path = str(site / rel)  # an absolute `rel` stays itself
+    text = linecache.getline(path, line).strip()
     while line > 1 and text and not text.strip(")]},"):
         line -= 1
-        text = linecache.getline(str(path), line).strip()
+        text = linecache.getline(path, line).strip()
     return line
 
 

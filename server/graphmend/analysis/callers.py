@@ -387,7 +387,7 @@ def _decorate(f: Finding, fi: FunctionInfo, site, seeded: dict[str, tuple[str, s
     else:
         how = "; ".join(f"`{c}()` passes tensors for them ({w})" for c, w in callers)
     masks = [n for n in names if seeded[n][3]]
-    maps = [n for n in names if len(seeded[n]) > 4 and seeded[n][4]]
+    maps = [n for n in names if seeded[n][4]]
     if len(maps) == len(names):
         verb = "holds tensors only" if one else "hold tensors only"
     elif len(masks) == len(names):

@@ -10,6 +10,7 @@ Every expression gets a Kind:
 from __future__ import annotations
 
 import ast
+import contextlib
 import enum
 import functools
 import json
@@ -23,7 +24,7 @@ from graphmend.analysis.attr_types import attribute_class, one_type, param_store
 from graphmend.analysis.records import SEQUENCE, TENSOR, documented_records, field_kinds, record_types
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, bound_only_to, lineage,
                                        name_template, overrides, param_defaults, read_stores, single_assignments,
-                                       statement_targets, stored_self_attrs)
+                                       statement_targets, storing_methods)
 from graphmend.analysis.workspace import class_of
 
 
@@ -436,12 +437,17 @@ def tuple_arity(fi: FunctionInfo) -> Optional[int]:
 
 
 def _dict_annotation(ann: Optional[ast.expr]) -> bool:
-    """`dict`, `Dict[...]`, `Mapping[...]`, `typing.Dict`: an annotation that says a dict and
-    nothing of its values' kind (dasp's `param_dict: dict`)."""
-    if isinstance(ann, ast.Subscript):
-        ann = ann.value
-    name = ann.attr if isinstance(ann, ast.Attribute) else ann.id if isinstance(ann, ast.Name) else None
-    return name in ("dict", "Dict", "Mapping", "MutableMapping")
+    """`dict`, `Dict[...]`, `Mapping[...]`, `typing.Dict` (_MAPPINGS): an annotation that says a
+    dict (dasp's `param_dict: dict`)."""
+    head = ann.value if isinstance(ann, ast.Subscript) else ann
+    return head is not None and _source(head).rsplit(".", 1)[-1] in _MAPPINGS
+
+
+def starred_sources(n: int, star: int, arity: int) -> list[Optional[int]]:
+    """For the `n` targets of an unpacking whose target `star` is starred, of a tuple of `arity`
+    items: the item each plain target takes (those before the star the first ones, those after it
+    the last), None for the starred one."""
+    return [None if i == star else i if i < star else arity - (n - i) for i in range(n)]
 
 
 def _empty_dict(value: Optional[ast.expr], local_names) -> bool:
@@ -599,7 +605,7 @@ class Env:
         self.seeded_masks: set[str] = set()
         for name, why in (seeds or {}).items():
             mask = isinstance(why, tuple) and len(why) > 3 and why[3]
-            if isinstance(why, tuple) and len(why) > 4 and why[4]:
+            if isinstance(why, tuple) and len(why) > 4 and why[4]:  # (callers.py's seeds; tests pass others)
                 # a dict the caller filled with tensors only (dasp's `param_dict`, realcode
                 # round 34): its values are tensors, not the parameter itself
                 params = {a.arg: a.annotation for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
@@ -636,6 +642,20 @@ class Env:
             return True
         return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.locals \
             and value.func.id in CONTAINER_BUILTINS
+
+    @contextlib.contextmanager
+    def assuming(self, names: list[str], kind: Kind):
+        """`names` of `kind` inside the block, as they were after it."""
+        kept = {n: self.kinds.get(n) for n in names}
+        self.kinds.update(dict.fromkeys(names, kind))
+        try:
+            yield
+        finally:
+            for n, k in kept.items():
+                if k is None:
+                    self.kinds.pop(n, None)
+                else:
+                    self.kinds[n] = k
 
     def bind(self, target: ast.expr, kind: Kind, value: Optional[ast.expr] = None) -> None:
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
@@ -699,8 +719,7 @@ class Env:
                 # names before the star take the first items, those after it the last
                 full = return_elements(found[1], found[0], m)
                 if full is not None:
-                    k = stars[0]
-                    elts = tuple(Kind.UNKNOWN if i == k else full[i if i < k else m - (n - i)] for i in range(n))
+                    elts = tuple(Kind.UNKNOWN if j is None else full[j] for j in starred_sources(n, stars[0], m))
             if _saved_tensors(value):
                 # `t, *rest = ctx.saved_tensors` in an autograd Function's backward: tensors
                 # (torch-linode's adjoint, realcode round 28)
@@ -1622,7 +1641,7 @@ def methods_hold_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
         if s is not sym:
             return False  # a base in another file: the definitions index keeps no method bodies
         read_stores(c, attr)
-        storing = _storing_methods(c).get(attr)
+        storing = storing_methods(c).get(attr)
         if not storing:
             continue
         for fi in storing:
@@ -1636,20 +1655,6 @@ def methods_hold_tensor(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
                 return False
         return True
     return False
-
-
-def _storing_methods(c: ClassInfo) -> dict[str, list[FunctionInfo]]:
-    """Per attribute of `self`, the methods of `c` whose statements store it; once per ClassInfo
-    (an edit of one of its methods makes a new one)."""
-    held = c.__dict__.get("_storing_methods")
-    if held is None:
-        held = {}
-        for fi in c.methods.values():
-            if fi._node is not None:
-                for a in stored_self_attrs(fi._node):
-                    held.setdefault(a, []).append(fi)
-        c.__dict__["_storing_methods"] = held
-    return held
 
 
 def _method_stores(sym: Symbols, c: ClassInfo, fi: FunctionInfo) -> Optional[dict[str, list[tuple]]]:
@@ -1669,7 +1674,8 @@ def _method_stores(sym: Symbols, c: ClassInfo, fi: FunctionInfo) -> Optional[dic
 def _stored_attrs(ci: ClassInfo, skip: str) -> frozenset:
     """The attributes of `self` the methods of `ci` other than `skip` store (assign, unpack into,
     augment, loop or `with` into)."""
-    return frozenset(a for name, fi in ci.methods.items() if name != skip for a in stored_self_attrs(fi._node))
+    own = ci.methods.get(skip)
+    return frozenset(a for a, fis in storing_methods(ci).items() if any(fi is not own for fi in fis))
 
 
 def _loose_params(node: ast.AST) -> frozenset:

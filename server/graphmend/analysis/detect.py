@@ -16,15 +16,15 @@ from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison, arm_value_test
 from graphmend.analysis.numpy_attrs import class_attr_is_array
 from graphmend.analysis.dataflow import (TENSOR_MAP, Env, Kind, cast_value, compiling_guard, container_of_tensors,
-                                         docstring_bool_tensors, imports, module_function, trees_or_numbers,
-                                         tuple_arity, zipped)
+                                         docstring_bool_tensors, imports, module_function, starred_sources,
+                                         trees_or_numbers, tuple_arity, zipped)
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
 from graphmend.analysis.skipped_calls import (DATA_NOTE, TQDM, UNTRACEABLE, progress_bar_attr,
                                               torch_utils_data)
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
-                                        bound_only_to, lineage, method_aliases, overrides, param_defaults,
+                                        bound_only_to, lineage, local_class, method_aliases, overrides, param_defaults,
                                         _self_attrs, registered_name, self_attr_stores, single_assignments, statement_targets)
 from graphmend.findings import Condition
 
@@ -1129,21 +1129,9 @@ class FunctionWalker:
                 # reported there); what they give is mostly a bool
                 self.add("GM201", node, test=node.operand)
             if isinstance(node, ast.Call):
-                proven = self.arm_tensors(node)
-                if proven:
-                    # `l.squeeze().tolist() if torch.is_tensor(l) else l`: in the arm the test
-                    # proves `l` a tensor (torchnlp's `lengths_to_mask`, realcode round 35)
-                    kept = {n: self.env.kinds.get(n) for n in proven}
-                    self.env.kinds.update(dict.fromkeys(proven, Kind.TENSOR))
-                    try:
-                        self.call(node)
-                    finally:
-                        for n, k in kept.items():
-                            if k is None:
-                                self.env.kinds.pop(n, None)
-                            else:
-                                self.env.kinds[n] = k
-                else:
+                # `l.squeeze().tolist() if torch.is_tensor(l) else l`: in the arm the test proves
+                # `l` a tensor (torchnlp's `lengths_to_mask`, realcode round 35)
+                with self.env.assuming(self.arm_tensors(node), Kind.TENSOR):
                     self.call(node)
             elif isinstance(node, _COMPREHENSIONS):  # before its element (pre-order)
                 self.comprehension_items(node, comp_items)
@@ -1361,9 +1349,7 @@ class FunctionWalker:
         if isinstance(e.value, ast.Attribute) and isinstance(e.value.value, ast.Name) and e.value.value.id == "self":
             # `self.impl.mask`, a buffer of a submodule of a class of this file (rtdl-num-embeddings'
             # PiecewiseLinearEncoding, `x[:, self.impl.mask]`, realcode round 35)
-            ctor = cls.attr_ctors.get(e.value.attr) or ""
-            cls = self.symbols.classes.get(ctor.rsplit(".", 1)[-1]) if ctor.startswith(self.symbols.module + ".") \
-                or ctor in self.symbols.classes else None
+            cls = local_class(cls.attr_ctors.get(e.value.attr) or "", self.symbols)
             if cls is None:
                 return False
         elif not (isinstance(e.value, ast.Name) and e.value.id == "self"):
@@ -1401,12 +1387,8 @@ class FunctionWalker:
         """`e` is read where a test around it (an `if`, or a conditional expression's arm) shows
         it is not None: `x if e is None else <here>`, `if e is not None: <here>`."""
         text = ast.unparse(e)
-        for test, holds in [*self._arms.get(id(e), ()), *self.path]:
-            if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
-                    and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None \
-                    and ast.unparse(test.left) == text and holds == isinstance(test.ops[0], ast.IsNot):
-                return True
-        return False
+        return any((t := _none_compare(test)) is not None and holds != t[1] and ast.unparse(t[0]) == text
+                   for test, holds in [*self._arms.get(id(e), ()), *self.path])
 
     def _mask_value(self, name: str) -> ast.expr:
         return self._masks[name] if self._masks is not None and name in self._masks else self._flow_masks[name][0]
@@ -2097,11 +2079,8 @@ def _none_tests(test: ast.expr) -> tuple[list[tuple[str, bool]], list[tuple[str,
     each a list of (name, is None). `x is None` / `x is not None`, and in the body also such
     operands of an `and`."""
     def one(e: ast.expr) -> Optional[tuple[str, bool]]:
-        if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.left, ast.Name) \
-                and isinstance(e.comparators[0], ast.Constant) and e.comparators[0].value is None \
-                and isinstance(e.ops[0], (ast.Is, ast.IsNot)):
-            return e.left.id, isinstance(e.ops[0], ast.Is)
-        return None
+        t = _none_compare(e)
+        return (t[0].id, t[1]) if t is not None and isinstance(t[0], ast.Name) else None
     t = one(test)
     if t is not None:
         return [t], [(t[0], not t[1])]
@@ -2386,7 +2365,7 @@ def boolean_expr(e: ast.expr, is_mask) -> bool:
     if isinstance(e, ast.Call) and _bool_list_tensor(e):
         return True
     if isinstance(e, ast.Call) and e.args and isinstance(e.func, (ast.Attribute, ast.Name)) \
-            and (e.func.attr if isinstance(e.func, ast.Attribute) else e.func.id) in _JOINS:
+            and (e.func.attr if isinstance(e.func, ast.Attribute) else e.func.id) in JOINS:
         # `torch.row_stack([torch.cat([torch.ones(n, dtype=torch.bool), ...]) for x in bins])`:
         # joined masks are a mask (rtdl-num-embeddings' `mask` buffer, realcode round 35)
         items = e.args[0]
@@ -2396,8 +2375,9 @@ def boolean_expr(e: ast.expr, is_mask) -> bool:
     return False
 
 
-_JOINS = frozenset({"cat", "concat", "concatenate", "stack", "row_stack", "vstack", "hstack", "column_stack",
-                    "dstack"})
+#: torch's functions that join tensors (their dtype is their inputs'); rules/where.py's too
+JOINS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+                   "row_stack"})
 
 
 # what a torch optimizer is commonly named (FunctionWalker.optimizer)
@@ -2549,9 +2529,7 @@ def unpacked_masks(fi: FunctionInfo, sym: Symbols, known: dict) -> dict[str, ast
                 # realcode round 35): the names before the star take the first items, those after
                 # it the last
                 got = _returned_mask_positions(owner, callee, n)
-                star = stars[0]
-                positions = frozenset(i for i in range(len(elts)) if i != star
-                                      and (i if i < star else n - (len(elts) - i)) in got)
+                positions = frozenset(i for i, j in enumerate(starred_sources(len(elts), stars[0], n)) if j in got)
             else:
                 positions = frozenset()
             if positions:
@@ -2917,13 +2895,18 @@ def is_not_compiling(e: ast.expr, symbols: Symbols) -> bool:
             and (symbols.qualify(e.operand.func) or "").split(".")[-1] in COMPILING_NAMES)
 
 
-def _is_none_test(e: ast.expr) -> Optional[str]:
-    """`X is None` -> "X"."""
-    if (isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], ast.Is)
-            and isinstance(e.left, ast.Name) and isinstance(e.comparators[0], ast.Constant)
-            and e.comparators[0].value is None):
-        return e.left.id
+def _none_compare(e: ast.expr) -> Optional[tuple[ast.expr, bool]]:
+    """`X is None` -> (X, True), `X is not None` -> (X, False); else None."""
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], (ast.Is, ast.IsNot)) \
+            and isinstance(e.comparators[0], ast.Constant) and e.comparators[0].value is None:
+        return e.left, isinstance(e.ops[0], ast.Is)
     return None
+
+
+def _is_none_test(e: ast.expr) -> Optional[str]:
+    """`X is None` -> "X" (a name)."""
+    t = _none_compare(e)
+    return t[0].id if t is not None and t[1] and isinstance(t[0], ast.Name) else None
 
 
 def compile_only_default(s: ast.If, symbols: Symbols) -> Optional[tuple[str, ast.expr]]:

@@ -297,8 +297,9 @@ def _update(prev: State, text: str, path: str, settings: Settings, ws: Workspace
 
     # ---- what to walk again: the definition and what the edit can reach
     dirty = {fi.qualname for fi in old_fis} | {fi.qualname for fi in new_fis}
-    if cls_node is not None:  # what the methods store in `self` (dataflow.methods_hold_tensor)
-        dirty |= {f"stores:{cls_node.name}.{a}" for a in stored_self_attrs(new_fn)}
+    if cls_node is not None:  # a method that stores an attribute now (dataflow.methods_hold_tensor;
+        # a store taken away is seen through the method's own read, its qualname)
+        dirty |= {f"stores:{cls_node.name}.{a}" for a in stored_self_attrs(new_fn) - stored_self_attrs(old_fn)}
     if class_changed:
         dirty |= {fi.qualname for fi in all_functions if fi.cls is sym.classes[cls_node.name]}
         dirty.add(f"class:{cls_node.name}")  # its attr_ctors/buffers, read by other classes' methods

@@ -833,6 +833,26 @@ def stored_self_attrs(node: ast.AST) -> frozenset:
                      and isinstance(n.value, ast.Name) and n.value.id == "self")
 
 
+def storing_methods(ci: ClassInfo) -> dict[str, list[FunctionInfo]]:
+    """Per attribute of `self`, the methods of `ci` whose statements store it (stored_self_attrs);
+    once per ClassInfo (an edit of one of its methods makes a new one)."""
+    held = ci.__dict__.get("_storing_methods")
+    if held is None:
+        held = {}
+        for fi in ci.methods.values():
+            if fi._node is not None:
+                for a in stored_self_attrs(fi._node):
+                    held.setdefault(a, []).append(fi)
+        ci.__dict__["_storing_methods"] = held
+    return held
+
+
+def local_class(dotted: str, sym: Symbols) -> Optional[ClassInfo]:
+    """The class of this file a dotted name (`mod.Cls`, as `qualify` gives it) names, else None."""
+    local = dotted.rsplit(".", 1)[-1]
+    return sym.classes.get(local) if dotted == f"{sym.module}.{local}" else None
+
+
 def read_stores(ci: ClassInfo, attr: str) -> None:
     """Record that what the methods of `ci` store in `self.<attr>` was read: an edit that adds a
     store of it to a method marks "stores:<class>.<attr>" dirty (analysis/incremental.py)."""

@@ -21,7 +21,7 @@ from typing import Optional
 from graphmend.analysis.definitions import DefinitionsIndex
 from graphmend.filestat import stat_of
 from graphmend.analysis.reexports import resolve_torch_reexports
-from graphmend.analysis.symbols import ClassInfo, Symbols
+from graphmend.analysis.symbols import ClassInfo, Symbols, local_class
 
 _SELF_CALL = re.compile(r"\b(?:self|cls)\.(\w+)\(")
 
@@ -393,7 +393,5 @@ def default_workspace() -> Workspace:
 
 def class_of(dotted: str, sym: Symbols, ws: Workspace) -> Optional[tuple[Symbols, ClassInfo]]:
     """A class by its dotted name: this file's own, else the workspace's."""
-    local = dotted.rsplit(".", 1)[-1]
-    if dotted == f"{sym.module}.{local}" and local in sym.classes:
-        return sym, sym.classes[local]
-    return ws.resolve_class(dotted)
+    own = local_class(dotted, sym)
+    return (sym, own) if own is not None else ws.resolve_class(dotted)

@@ -48,7 +48,7 @@ from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.dataflow import SCALAR_METHODS, TORCH_DATA_BOOL, Kind
-from graphmend.analysis.detect import DYNAMIC_SHAPE_FUNCS, Site
+from graphmend.analysis.detect import DYNAMIC_SHAPE_FUNCS, JOINS, Site
 from graphmend.findings import Applicability, TextEdit
 from graphmend.rules.base import Context, Example, Verdict, uses_after
 
@@ -663,8 +663,6 @@ def _judge(site: Site, ctx: Context, env, torch_name: str) -> Verdict:
 
 
 # torch functions whose result is longer than, or of a higher rank than, each tensor they join
-JOINS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
-                   "row_stack"})
 
 
 def _different_shapes(side: ast.expr, other: ast.expr, env) -> Optional[str]:
