@@ -409,22 +409,30 @@ def fit(log, unit, n):
 '''
 
 
+def _one_break(tmp_path, src: str, line: int, gb: str, source: str = "", **extra) -> tuple[str, dict]:
+    """`pkg/m.py` holding `src`, and a child result with one break there (at `line`, of `gb`), every
+    line of it covered; `extra` adds to the result (`traced_lines`)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(src)
+    m = f"{tmp_path}/pkg/m.py"
+    orig = {"ok": True, "breaks": 1,
+            "break_reasons": [{"gb": gb, "summary": gb, "reason": gb,
+                               "user_stack": [{"file": m, "line": line, "source": source}]}],
+            "explain": {"break_reasons": []}, "graph_break_log": [], "log_breaks": [],
+            "coverage": {m: list(range(1, src.count("\n") + 1))}, **extra}
+    return m, orig
+
+
 def test_a_finding_after_a_break_whose_statement_runs_on_below_its_line_is_not_scored(tmp_path):
     """torchtnt's `fit` (realcode round 34): Dynamo breaks at the first `logger.info(` and has
     traced the f-string arguments on the lines below it before the call broke; nothing of the
     frame after that statement. The second `logger.info` never ran under Dynamo: not traced, not
     a false alarm. A traced line past the statement still makes it count."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "m.py").write_text(SRC_FIT)
-    m = f"{tmp_path}/pkg/m.py"
+    m, orig = _one_break(tmp_path, SRC_FIT, 2, "GB0291")
 
     def run(traced):
-        orig = {"ok": True, "breaks": 1,
-                "break_reasons": [{"gb": "GB0291", "summary": "logger", "reason": "logger",
-                                   "user_stack": [{"file": m, "line": 2, "source": ""}]}],
-                "explain": {"break_reasons": []}, "graph_break_log": [], "log_breaks": [],
-                "coverage": {m: [1, 2, 3, 4, 5, 6, 7]}, "traced_lines": {m: traced}}
-        return _bench().evaluate(orig, None, [_f(2, "GM102"), _f(7, "GM102")], ("pkg",), tmp_path)
+        return _bench().evaluate({**orig, "traced_lines": {m: traced}}, None, [_f(2, "GM102"), _f(7, "GM102")],
+                                 ("pkg",), tmp_path)
 
     r = run([1, 2, 3, 4])
     assert [(f["line"], f["why"]) for f in r["not_traced"]] == [
@@ -449,14 +457,7 @@ def test_a_break_logged_at_a_closing_bracket_is_the_line_above(tmp_path):
     """sbi's `offset = (torch.tensor(...)\n.sum()\n.item()\n)` (realcode round 35): Dynamo logs
     the `.item()` break at the `)` line; the finding spans the chain (lines 3-5). One site, found
     and confirmed, not a miss and a false alarm."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "m.py").write_text(SRC_CHAIN)
-    m = f"{tmp_path}/pkg/m.py"
-    orig = {"ok": True, "breaks": 1,
-            "break_reasons": [{"gb": "GB0124", "summary": "item", "reason": "item",
-                               "user_stack": [{"file": m, "line": 6, "source": ")"}]}],
-            "explain": {"break_reasons": []}, "graph_break_log": [], "log_breaks": [],
-            "coverage": {m: [1, 2, 3, 4, 5, 6, 7]}}
+    _, orig = _one_break(tmp_path, SRC_CHAIN, 6, "GB0124", source=")")
     r = _bench().evaluate(orig, None, [{**_f(3, "GM401"), "end_line": 5}], ("pkg",), tmp_path)
     assert (r["named_sites"], r["found"], r["misses"], r["false_alarms"]) == (1, 1, [], [])
     assert (r["findings_executed"], r["confirmed"]) == (1, 1)
