@@ -443,6 +443,16 @@ def _dict_annotation(ann: Optional[ast.expr]) -> bool:
     return head is not None and _source(head).rsplit(".", 1)[-1] in _MAPPINGS
 
 
+def int_keyed(ann: Optional[ast.expr]) -> bool:
+    """`dict[int, ...]`, `Dict[int, ...]`, `Mapping[int, ...]`: an annotation that says a dict whose
+    keys are Python ints (torchsurv's `-> dict[int, torch.Tensor]`)."""
+    if not (isinstance(ann, ast.Subscript) and _dict_annotation(ann) and isinstance(ann.slice, ast.Tuple)
+            and len(ann.slice.elts) == 2):
+        return False
+    key = ann.slice.elts[0]
+    return isinstance(key, ast.Name) and key.id == "int"
+
+
 def starred_sources(n: int, star: int, arity: int) -> list[Optional[int]]:
     """For the `n` targets of an unpacking whose target `star` is starred, of a tuple of `arity`
     items: the item each plain target takes (those before the star the first ones, those after it
@@ -1311,6 +1321,12 @@ class Env:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
                 and self.cls is not None and (self._method_annotated_tensor(func.attr)
                                               or method_returns_tensor(self.symbols, self.cls, func.attr)):
+            return Kind.TENSOR
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in self.locals \
+                and (ci := self.symbols.classes.get(func.value.id)) is not None and func.attr in ci.methods \
+                and (_annotated_tensor(ci.methods[func.attr].node) or method_returns_tensor(self.symbols, ci, func.attr)):
+            # `estimate = ConcordanceIndex._update_cindex_estimate(estimate)`: a method of a class of
+            # this file, by its class, annotated or found to return a tensor (torchsurv's cindex.py)
             return Kind.TENSOR
         if isinstance(func, ast.Attribute):
             if self.is_submodule_call(func):

@@ -16,7 +16,7 @@ from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison, arm_value_test
 from graphmend.analysis.numpy_attrs import class_attr_is_array
 from graphmend.analysis.dataflow import (TENSOR_MAP, Env, Kind, cast_value, compiling_guard, container_of_tensors,
-                                         docstring_bool_tensors, imports, module_function, starred_sources,
+                                         docstring_bool_tensors, imports, int_keyed, module_function, starred_sources,
                                          trees_or_numbers, tuple_arity, zipped)
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
 from graphmend.analysis.none_uses import NoneUses
@@ -431,7 +431,7 @@ class FunctionWalker:
         if not (isinstance(e, ast.Subscript) and isinstance(e.ctx, ast.Load)) or self.env.kind(e.value) is not Kind.TENSOR:
             return None
         if self._ints is None:
-            self._ints = int_names(self.fi.node)
+            self._ints = int_names(self.fi.node, self._int_keyed_result)
         more, fewer = self._lambda_ints
         ints = (self._ints | more) - fewer if more or fewer else self._ints
         if not _int_expr(e.slice, ints) or self.is_mask_expr(e.value):
@@ -446,6 +446,13 @@ class FunctionWalker:
         if any(isinstance(n, ast.Name) and n.id in names for x in around for n in fast_walk(x)):
             return None
         return e.value, False
+
+    def _int_keyed_result(self, value: ast.expr) -> bool:
+        """`value` calls a function of this file annotated to return a dict keyed by ints
+        (`comparable = self._get_comparable_and_tied_time(event, time)`, `-> dict[int, Tensor]`)."""
+        found = self.env.callee(value, local=True)
+        node = found[1].node if found is not None else None
+        return node is not None and int_keyed(node.returns)
 
     def single_bindings(self) -> dict[str, ast.expr]:
         """Locals bound once in the function, to their value (symbols.single_assignments), and
@@ -2732,12 +2739,16 @@ def _int_expr(e: ast.expr, ints: frozenset[str]) -> bool:
         and len(e.args) == 1 and not e.keywords
 
 
-def int_names(fn: ast.AST) -> frozenset[str]:
+def int_names(fn: ast.AST, int_keyed_result=None) -> frozenset[str]:
     """Names of `fn` every binding of which gives a Python int: `i = 0`, `i += 1`, `i = end` of
     another such name, a `for` target over `range(...)`, `enumerate`'s count, a parameter annotated
-    `int`. Nested definitions' names are left out."""
+    `int`, the key a `for` takes from a dict keyed by ints (`for k, v in d.items()`, `d.keys()`,
+    `d`: `d` a parameter annotated `dict[int, ...]`, or bound only to calls `int_keyed_result`
+    says return one). Nested definitions' names are left out."""
     bindings: dict[str, list] = {}
     other: set[str] = set()
+    keyed: set[str] = set()  # parameters annotated as dicts keyed by ints
+    loops: list[tuple[str, str]] = []  # (a loop's key name, the dict it iterates)
     a = getattr(fn, "args", None)
     for p in ([*a.posonlyargs, *a.args, *a.kwonlyargs] if a is not None else ()):
         ann = p.annotation
@@ -2745,6 +2756,8 @@ def int_names(fn: ast.AST) -> frozenset[str]:
             bindings.setdefault(p.arg, []).append(ast.Constant(0))
         else:
             other.add(p.arg)
+            if int_keyed(ann):
+                keyed.add(p.arg)
     for extra in (a.vararg, a.kwarg) if a is not None else ():
         if extra is not None:
             other.add(extra.arg)
@@ -2772,9 +2785,21 @@ def int_names(fn: ast.AST) -> frozenset[str]:
             elif f == "enumerate" and isinstance(t, ast.Tuple) and t.elts and isinstance(t.elts[0], ast.Name):
                 bindings.setdefault(t.elts[0].id, []).append(ast.Constant(0))
                 counted.add(id(t.elts[0]))
+        if isinstance(st, (ast.For, ast.AsyncFor)) and (key := _dict_key_target(st)) is not None:
+            loops.append((key[0].id, key[1]))
+            counted.add(id(key[0]))
+    stored: set[str] = set()
     for n in fast_walk(fn):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in counted:
-            other.add(n.id)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stored.add(n.id)
+            if id(n) not in counted:
+                other.add(n.id)
+    for name, d in loops:
+        dict_values = bindings.get(d, [])
+        int_dict = d not in stored if d in keyed else (
+            d not in other and bool(dict_values) and int_keyed_result is not None
+            and all(isinstance(v, ast.Call) and int_keyed_result(v) for v in dict_values))
+        bindings.setdefault(name, []).append(ast.Constant(0) if int_dict else None)
     ints = {k for k in bindings if k not in other}
     changed = True
     while changed:
@@ -2784,6 +2809,22 @@ def int_names(fn: ast.AST) -> frozenset[str]:
                 ints.discard(k)
                 changed = True
     return frozenset(ints)
+
+
+def _dict_key_target(st: ast.For) -> Optional[tuple[ast.Name, str]]:
+    """(the name bound to each key, the dict's name) of `for k, v in d.items():`, `for k in
+    d.keys():`, `for k in d:`; None for any other loop."""
+    it, t = st.iter, st.target
+    if isinstance(it, ast.Name):
+        return (t, it.id) if isinstance(t, ast.Name) else None
+    if not (isinstance(it, ast.Call) and not it.args and not it.keywords and isinstance(it.func, ast.Attribute)
+            and isinstance(it.func.value, ast.Name)):
+        return None
+    if it.func.attr == "keys" and isinstance(t, ast.Name):
+        return t, it.func.value.id
+    if it.func.attr == "items" and isinstance(t, ast.Tuple) and len(t.elts) == 2 and isinstance(t.elts[0], ast.Name):
+        return t.elts[0], it.func.value.id
+    return None
 
 
 def _ranged(e: ast.expr) -> bool:
