@@ -9,23 +9,29 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Optional
 
 from graphmend.analysis.astwalk import arg_names, preorder
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.conditions import Extracted, Translator, name_condition, numeric_comparison, arm_value_test
 from graphmend.analysis.numpy_attrs import class_attr_is_array
 from graphmend.analysis.dataflow import (TENSOR_MAP, Env, Kind, cast_value, compiling_guard, container_of_tensors,
-                                         docstring_bool_tensors, imports, int_keyed, module_function, starred_sources,
-                                         trees_or_numbers, tuple_arity, zipped)
+                                         imports, int_keyed, trees_or_numbers, zipped)
+from graphmend.analysis.indices import (INPLACE_RESHAPES, element_is_scalar_or_mask, int_expr, int_names, over_range,
+                                        rank_of, stated_ranks)
 from graphmend.analysis.intermediates import computed, computed_names, is_intermediate, requires_grad_flag
+from graphmend.analysis.masks import bool_mask_names, boolean_expr, truth_names, unpacked_masks
 from graphmend.analysis.none_uses import NoneUses
 from graphmend.analysis.path_facts import PathFacts
 from graphmend.analysis.skipped_calls import (DATA_NOTE, TQDM, UNTRACEABLE, progress_bar_attr,
                                               torch_utils_data)
 from graphmend.analysis.symbols import (ClassInfo, FunctionInfo, Symbols, _statements, called_methods, function_refs,
-                                        bound_only_to, lineage, local_class, method_aliases, overrides, param_defaults,
+                                        lineage, local_class, method_aliases, overrides, param_defaults,
                                         _self_attrs, registered_name, self_attr_stores, single_assignments, statement_targets)
+from graphmend.analysis.type_tests import (TENSOR_TYPES, any_tensor_tests, is_none_test, is_tensor_test,
+                                           isinstance_classes, isinstance_containers, isinstance_numbers, method_names,
+                                           none_binding, none_compare, none_tests, not_number_test, not_tensor_unless,
+                                           tensor_tests)
 from graphmend.findings import Condition
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -120,11 +126,6 @@ NOT_CONSTANT_FUNCS = frozenset({"tensor", "as_tensor", "ones_like", "zeros_like"
                                 "poisson", "stack", "cat", "cartesian_prod", "meshgrid", "from_numpy"})
 CONSTANT_METHODS = frozenset({"long", "int", "float", "double", "half", "to", "floor", "ceil", "round", "trunc",
                               "abs", "clone", "detach", "sqrt", "exp", "log", "neg"})
-NUMBER_TYPES = frozenset({"int", "float", "bool", "complex", "numbers.Number", "numbers.Integral",
-                          "numbers.Real"})
-# isinstance(x, T) with these proves x a Python value Dynamo holds as a constant: numbers, and a
-# slice or a str (linear_operator's `if isinstance(idx, slice): if idx == _noop_index:`)
-PYTHON_VALUE_TYPES = NUMBER_TYPES | {"slice", "str", "bytes", "range"}
 # Decorators that make Dynamo skip a function (a GM403 at its calls). Not `torch.jit.ignore` nor
 # `torch.jit.unused`: they concern TorchScript only, and Dynamo inlines such a function like any
 # other (measured, torch 2.13; vector-quantize-pytorch's `@torch.jit.ignore` codebook init breaks
@@ -283,11 +284,11 @@ class FunctionWalker:
             # boolop_python_operand_where.py): named, not declined
             kw["maybe_number"] = tuple(n for n in names if n not in self.env.bool_or_tensor)
         if code in ("GM201", "GM301") and kw.get("test") is not None:
-            maybe = [n for n in _truth_names(kw["test"]) if n in self.maybe_none_names()
+            maybe = [n for n in truth_names(kw["test"]) if n in self.maybe_none_names()
                      and self.env.kinds.get(n) is Kind.TENSOR]
             if maybe:  # monai's `torch.log(v) if v else w`, `v = None` on the fixed-variance path
                 kw["maybe_none"] = tuple(dict.fromkeys(maybe))
-                values += [(_is_tensor_test(n), True) for n in kw["maybe_none"]]
+                values += [(is_tensor_test(n), True) for n in kw["maybe_none"]]
         cond = name_condition(conjuncts, self.env.qualify, values) if conjuncts or values else None
         if self.env.backends():
             kw["backends"] = tuple(sorted(self.env.backends()))
@@ -308,7 +309,7 @@ class FunctionWalker:
                     t = n.targets[0]
                     names = [t.id] if isinstance(t, ast.Name) else \
                         [x.id for x in t.elts if isinstance(x, ast.Name)] if isinstance(t, (ast.Tuple, ast.List)) else []
-                    out |= {name for name in names if _none_binding(n, name)}
+                    out |= {name for name in names if none_binding(n, name)}
             self._maybe_none = out
         return self._maybe_none
 
@@ -333,7 +334,7 @@ class FunctionWalker:
         if not names:
             return None, ()
         trees = trees_or_numbers(self.fi.node)
-        tests = [_not_number_test(x) if x in trees else _is_tensor_test(x) for x in names]
+        tests = [not_number_test(x) if x in trees else is_tensor_test(x) for x in names]
         return (tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)), tuple(names)
 
     # --- statements --------------------------------------------------------------------------
@@ -434,7 +435,7 @@ class FunctionWalker:
             self._ints = int_names(self.fi.node, self._int_keyed_result)
         more, fewer = self._lambda_ints
         ints = (self._ints | more) - fewer if more or fewer else self._ints
-        if not _int_expr(e.slice, ints) or self.is_mask_expr(e.value):
+        if not int_expr(e.slice, ints) or self.is_mask_expr(e.value):
             return None
         rank = self.rank_hint(e.value)
         if rank == 1:
@@ -461,7 +462,7 @@ class FunctionWalker:
             self._single = single_assignments(self.fi.node)
             self._reshaped = {n.func.value.id for n in fast_walk(self.fi.node)
                               if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                              and n.func.attr in _INPLACE_RESHAPES and isinstance(n.func.value, ast.Name)}
+                              and n.func.attr in INPLACE_RESHAPES and isinstance(n.func.value, ast.Name)}
         return self._single
 
     def rank_hint(self, e: ast.expr):
@@ -473,12 +474,12 @@ class FunctionWalker:
             if e.id in self._reshaped:
                 return None
             value = single.get(e.id)
-            if isinstance(value, ast.Call) and (rank := _rank_of(value)) is not None:
+            if isinstance(value, ast.Call) and (rank := rank_of(value)) is not None:
                 return rank
             if self._ranks is None:
                 self._ranks = stated_ranks(self.fi.node)
             return self._ranks.get(e.id)
-        return _rank_of(e) if isinstance(e, ast.Call) else None
+        return rank_of(e) if isinstance(e, ast.Call) else None
 
     def tensor_item(self, e: ast.expr, comp_items: dict[int, ast.expr]) -> Optional[ast.expr]:
         """The tensor whose iteration bound the name `e` (a loop's target in this flow, or a load of
@@ -685,31 +686,31 @@ class FunctionWalker:
         facts_before = self.facts
         self.facts = facts_before.copy()
         self.path.append((s.test, True))
-        none_body, none_else = _none_tests(s.test)
+        none_body, none_else = none_tests(s.test)
         self.assume_none(none_body)
-        is_tensor, not_tensor = _tensor_tests(s.test, self.symbols)
+        is_tensor, not_tensor = tensor_tests(s.test, self.symbols)
         # `if isinstance(a, Tensor) or isinstance(b, Tensor):`: where it is false, neither is one
-        none_tensor = _any_tensor_tests(s.test, self.symbols)
+        none_tensor = any_tensor_tests(s.test, self.symbols)
         for name in is_tensor:
             self.env.kinds[name] = Kind.TENSOR  # `if torch.is_tensor(x):` / `isinstance(x, Tensor)`
         proven_before = self._proven
         # a tensor in the body, whatever else it may be elsewhere (also a conjunct's: `if
         # isinstance(other, Tensor) and other.numel() <= 1:`)
         conjuncts = s.test.values if isinstance(s.test, ast.BoolOp) and isinstance(s.test.op, ast.And) else ()
-        self._proven = proven_before.union(is_tensor, *(_tensor_tests(v, self.symbols)[0] for v in conjuncts))
+        self._proven = proven_before.union(is_tensor, *(tensor_tests(v, self.symbols)[0] for v in conjuncts))
         for name in not_tensor:
             if self.env.kinds.get(name) is Kind.TENSOR:
                 self.env.kinds[name] = Kind.UNKNOWN
-        for name in [*_not_tensor_unless(s.test, self.symbols, False, self.fi.node),
-                     *_isinstance_containers(s.test, self.symbols, True)]:
+        for name in [*not_tensor_unless(s.test, self.symbols, False, self.fi.node),
+                     *isinstance_containers(s.test, self.symbols, True)]:
             if self.env.kinds.get(name) is Kind.TENSOR:
                 self.env.kinds[name] = Kind.UNKNOWN
-        for name in _isinstance_numbers(s.test, self.symbols):
+        for name in isinstance_numbers(s.test, self.symbols):
             # `if isinstance(mean, (int, float)):` a Python number in the body (kornia's gaussian:
             # `float(mean)` there is no read of a tensor; Dynamo does not trace the body for one)
             self.env.kinds[name] = Kind.STATIC
         narrowed_before = self._narrowed
-        narrowed = _isinstance_classes(s.test, self.symbols)
+        narrowed = isinstance_classes(s.test, self.symbols)
         if narrowed:
             self._narrowed = {**narrowed_before, **narrowed}
         numpy_before = set(self._numpy_names)
@@ -725,8 +726,8 @@ class FunctionWalker:
         # the else side does not see the body's arrays (POT's `if m is None: m = np.min(...)` then
         # `elif m < 0:`, a number there); after the if, a name either side made an array may be one
         numpy_body, self._numpy_names = self._numpy_names, numpy_before
-        for name in [*is_tensor, *none_tensor, *_not_tensor_unless(s.test, self.symbols, True, self.fi.node),
-                     *_isinstance_containers(s.test, self.symbols, False)]:
+        for name in [*is_tensor, *none_tensor, *not_tensor_unless(s.test, self.symbols, True, self.fi.node),
+                     *isinstance_containers(s.test, self.symbols, False)]:
             # the else side: not a tensor (gpytorch's dtype-or-tensor argument; pomegranate's
             # `isinstance(parameter, vector)`, `vector = (numpy.ndarray, torch.Tensor, ...)`)
             if self.env.kinds.get(name) is Kind.TENSOR:
@@ -876,7 +877,7 @@ class FunctionWalker:
         for the body, their `not` for the else arm)."""
         out = []
         for test, holds in self._arms.get(id(node), ()):
-            yes, no = _tensor_tests(test, self.symbols)
+            yes, no = tensor_tests(test, self.symbols)
             out += [n for n in (yes if holds else no) if self.env.kinds.get(n) is not Kind.TENSOR]
         return out
 
@@ -987,9 +988,9 @@ class FunctionWalker:
         both = isinstance(b.op, ast.And)
         for prev in b.values[:i]:
             if isinstance(prev, (ast.Call, ast.UnaryOp)):
-                yes, no = _tensor_tests(prev, self.symbols)
+                yes, no = tensor_tests(prev, self.symbols)
                 # after `isinstance(s, str) and ...` s is a str (torchmin's `x_scale == 'jac'`, round 13)
-                python = _isinstance_numbers(prev, self.symbols) if both else []
+                python = isinstance_numbers(prev, self.symbols) if both else []
                 saved.update((n, Kind.TENSOR) for n in [*(no if both else yes), *python]
                              if kinds.get(n) is Kind.TENSOR)
         if not saved:
@@ -1213,7 +1214,7 @@ class FunctionWalker:
                     name = ast.unparse(held)
                     self.add("GM401", node, detail=f"an element of `{name}` as an index" if certain else
                              f"an element of `{name}` as an index (a row, when `{name}` is boolean, as a mask)",
-                             gb_id="GB0033", values=[] if certain else [(_element_is_scalar_or_mask(held), True)])
+                             gb_id="GB0033", values=[] if certain else [(element_is_scalar_or_mask(held), True)])
                 elif value_kind is Kind.TENSOR and not masked and (self._items or comp_items):
                     # an item of iterating a tensor (`for idx in perm: y[..., idx] = ...`,
                     # `[final[:, i, l] for i, l in enumerate(lengths)]`): 0-dim when the tensor is
@@ -1230,7 +1231,7 @@ class FunctionWalker:
                         name = ast.unparse(held)
                         self.add("GM401", node, detail=f"an item of iterating `{name}` as an index (a row, when "
                                                        f"`{name}` is boolean, as a mask)",
-                                 gb_id="GB0033", values=[(_element_is_scalar_or_mask(held), True)])
+                                 gb_id="GB0033", values=[(element_is_scalar_or_mask(held), True)])
                 bounds = [b for x in parts if isinstance(x, ast.Slice) for b in (x.lower, x.upper, x.step)
                           if b is not None]
                 # whatever is sliced (a tensor, or a value the walk does not know: e2cnn's
@@ -1394,7 +1395,7 @@ class FunctionWalker:
         """`e` is read where a test around it (an `if`, or a conditional expression's arm) shows
         it is not None: `x if e is None else <here>`, `if e is not None: <here>`."""
         text = ast.unparse(e)
-        return any((t := _none_compare(test)) is not None and holds != t[1] and ast.unparse(t[0]) == text
+        return any((t := none_compare(test)) is not None and holds != t[1] and ast.unparse(t[0]) == text
                    for test, holds in [*self._arms.get(id(e), ()), *self.path])
 
     def _mask_value(self, name: str) -> ast.expr:
@@ -1480,7 +1481,7 @@ class FunctionWalker:
                 return
             if base is Kind.UNKNOWN and func.attr == "item" and not c.args and not c.keywords \
                     and isinstance(func.value, ast.Call) and not env.is_submodule_call(func) \
-                    and "item" not in _method_names(self.symbols):
+                    and "item" not in method_names(self.symbols):
                 # `.item()` of what a callable the walk does not know returns: only a tensor (or
                 # a numpy value, which Dynamo traces as one) has an `.item()`, unless a class of
                 # this file defines one (torchkeras' `metric_fn(all_preds, all_labels).item()`
@@ -1798,7 +1799,7 @@ class FunctionWalker:
                 self.note_fact(c, self.symbols.module, fwd.qualname, 1 if is_static(fwd.node) else 2)
             return
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.env.locals \
-                and func.attr in _method_names(self.symbols):
+                and func.attr in method_names(self.symbols):
             # `hess.update(s, y)` with `hess = L_BFGS(...) if low_mem else BFGS(...)`, classes of this
             # file (torchmin, realcode round 13): the method each may run, its own or a base's here
             for ci in self.env.local_instances().get(func.value.id, ()):
@@ -1955,7 +1956,7 @@ class FunctionWalker:
             for s in fast_walk(self.fi.node):
                 if not isinstance(s, ast.If):
                     continue
-                for name in _isinstance_numbers(s.test, self.symbols):
+                for name in isinstance_numbers(s.test, self.symbols):
                     for stmt in s.body:
                         for n in fast_walk(stmt):
                             self._numbers.setdefault(id(n), set()).add(name)
@@ -2081,187 +2082,6 @@ def _size_args(c: ast.Call, positions: tuple[int, ...], keywords: tuple[str, ...
     return out
 
 
-def _none_tests(test: ast.expr) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
-    """What an `if` test proves about local names being None: (in the body, in the else branch),
-    each a list of (name, is None). `x is None` / `x is not None`, and in the body also such
-    operands of an `and`."""
-    def one(e: ast.expr) -> Optional[tuple[str, bool]]:
-        t = _none_compare(e)
-        return (t[0].id, t[1]) if t is not None and isinstance(t[0], ast.Name) else None
-    t = one(test)
-    if t is not None:
-        return [t], [(t[0], not t[1])]
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return [x for x in map(one, test.values) if x is not None], []
-    return [], []
-
-
-def _isinstance_classes(test: ast.expr, symbols: Symbols) -> dict[str, str]:
-    """Names `test` proves instances of one class (by its dotted name) when true:
-    `isinstance(x, C)`, and each side of an `and`. Not a tuple of classes, not torch's."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        out: dict[str, str] = {}
-        for v in test.values:
-            out.update(_isinstance_classes(v, symbols))
-        return out
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
-            and len(test.args) == 2 and not test.keywords and isinstance(test.args[0], ast.Name) \
-            and isinstance(test.args[1], (ast.Name, ast.Attribute)):
-        q = symbols.qualify(test.args[1]) or ""
-        if "." in q and not q.startswith(("torch.", "builtins.", "numpy.")):
-            return {test.args[0].id: q}
-    return {}
-
-
-def _tensor_tests(test: ast.expr, symbols: Symbols) -> tuple[list[str], list[str]]:
-    """(names `test` proves tensors when true, names it proves tensors when false):
-    `torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`, their `not`."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        yes, no = _tensor_tests(test.operand, symbols)
-        return no, yes
-    if not (isinstance(test, ast.Call) and test.args and isinstance(test.args[0], ast.Name)):
-        return [], []
-    q = symbols.qualify(test.func) or ""
-    if q == "torch.is_tensor" and len(test.args) == 1:
-        return [test.args[0].id], []
-    if isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2 \
-            and (symbols.qualify(test.args[1]) or "") == "torch.Tensor":
-        return [test.args[0].id], []
-    return [], []
-
-
-def _any_tensor_tests(test: ast.expr, symbols: Symbols) -> list[str]:
-    """Names an `or` of tensor tests (`isinstance(a, Tensor) or torch.is_tensor(b)`) proves no
-    tensors where it is false."""
-    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
-        return []
-    out = []
-    for v in test.values:
-        yes, _ = _tensor_tests(v, symbols)
-        if not yes:
-            return []  # another kind of test: where the `or` is false, that proves nothing of it
-        out += yes
-    return out
-
-
-# attributes every tensor has (a failed `hasattr(x, ...)` of one says x is none)
-TENSOR_ATTRS = frozenset({"__len__", "__getitem__", "__iter__", "shape", "dtype", "device", "ndim", "size", "numel",
-                          "tolist", "item", "dim"})
-TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
-# abstract types every tensor is an instance of (0-dim ones too, measured): where `isinstance(x,
-# Iterable)` fails, x is no tensor (poutyne's `_get_metric` ends in `else: float(metrics)` after
-# `elif isinstance(metrics, Iterable):`, realcode round 32)
-TENSOR_ABCS = frozenset(f"{m}.{t}" for m in ("collections.abc", "typing")
-                        for t in ("Iterable", "Sized", "Collection", "Container", "Reversible"))
-
-
-def _method_names(symbols: Symbols) -> frozenset:
-    """The names of the methods of the file's classes (once per file version): a call `x.m(...)`
-    on a local can reach one of them only if `m` is among them."""
-    got = symbols.__dict__.get("_method_names")
-    if got is None:
-        got = symbols.__dict__["_method_names"] = frozenset(n for c in symbols.classes.values() for n in c.methods)
-    return got
-
-
-def _not_tensor_unless(test: ast.expr, symbols: Symbols, holds: bool, fn: Optional[ast.AST] = None) -> list[str]:
-    """Names that are no tensor where `test` is `not holds`: `isinstance(x, T)` with T, a tuple,
-    or a name bound once to a tuple (in the function `fn`, else at module level) that holds
-    torch.Tensor (or Parameter) among other types; where it fails, x is none of them. (`holds`
-    True: the names that are no tensor where the test fails.)"""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _not_tensor_unless(test.operand, symbols, not holds, fn)
-    if holds and isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr" \
-            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and isinstance(test.args[1], ast.Constant) \
-            and test.args[1].value in TENSOR_ATTRS:
-        # where `hasattr(start, '__len__')` fails, start is no tensor (deepctr-torch's `slice_arrays`
-        # slices by `start:stop` there, after `start = start.tolist()` in the other branch, round 33)
-        return [test.args[0].id]
-    if not holds or not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
-                         and test.func.id == "isinstance" and len(test.args) == 2
-                         and isinstance(test.args[0], ast.Name)):
-        return []
-    types = test.args[1]
-    if isinstance(types, ast.Name):
-        # bound in the function (pomegranate's `vector = (numpy.ndarray, torch.Tensor, ...)`), else
-        # among the module's own statements (an edit of one is a full check, analysis/incremental.py)
-        local = [b for b in fast_walk(fn) if isinstance(b, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-                 and any(isinstance(t, ast.Name) and t.id == types.id
-                         for t in (b.targets if isinstance(b, ast.Assign) else [b.target]))] if fn is not None else []
-        top = symbols._tree.body if symbols._tree is not None and not local else []
-        bound = [b for b in [*local, *top] if isinstance(b, ast.Assign) and len(b.targets) == 1
-                 and isinstance(b.targets[0], ast.Name) and b.targets[0].id == types.id]
-        if len(bound) == 1 and len(local) <= 1:
-            types = bound[0].value
-    elts = types.elts if isinstance(types, ast.Tuple) else [types]
-    return [test.args[0].id] if any((symbols.qualify(t) or "") in TENSOR_TYPES | TENSOR_ABCS for t in elts) else []
-
-
-# types no tensor is an instance of (a tensor is no Mapping or Sequence, measured)
-_CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "set", "frozenset", "range", "str", "bytes",
-                              *(f"{m}.{t}" for m in ("collections.abc", "typing")
-                                for t in ("Mapping", "MutableMapping", "Sequence", "MutableSequence"))})
-
-
-def _isinstance_containers(test: ast.expr, symbols: Symbols, holds: bool) -> list[str]:
-    """Names no tensor where `test` is `holds`: `isinstance(x, (list, range))` holds (tensordict's
-    `if not isinstance(element, (list, range)): element = element.reshape(-1).tolist()`, then
-    `int(p) for p in element`: a list either way). Not a Python number: `_isinstance_numbers`."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _isinstance_containers(test.operand, symbols, not holds)
-    got = _isinstance_of(test, symbols) if holds else None
-    if got and got[1] and all(t.removeprefix("builtins.") in _CONTAINER_TYPES for t in got[1]):
-        return [got[0]]
-    return []
-
-
-def _isinstance_of(test: ast.expr, symbols: Symbols) -> Optional[tuple[str, list[str]]]:
-    """`isinstance(x, T)` / `isinstance(x, (T1, T2))` of a name: (x, the types qualified)."""
-    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
-            and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
-        return None
-    types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-    return test.args[0].id, [symbols.qualify(t) or "" for t in types]
-
-
-def _isinstance_numbers(test: ast.expr, symbols: Symbols) -> list[str]:
-    """Names that `test` proves Python numbers (or slices, strs) when true: `isinstance(n, int)`,
-    `isinstance(n, (int, float))`, `isinstance(i, slice)`, those among the operands of an `and`, and
-    those every operand of an `or` proves (POT's `isinstance(b, int) or isinstance(b, float)`)."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return [n for v in test.values for n in _isinstance_numbers(v, symbols)]
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-        first, *rest = [_isinstance_numbers(v, symbols) for v in test.values]
-        return [n for n in dict.fromkeys(first) if all(n in r for r in rest)]
-    got = _isinstance_of(test, symbols)
-    if got and got[1] and all(t in PYTHON_VALUE_TYPES for t in got[1]):
-        return [got[0]]
-    return []
-
-
-MASK_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "isclose", "isin", "isreal",
-                        "signbit", "logical_and", "logical_or", "logical_not", "logical_xor", "eq", "ne", "gt",
-                        "ge", "lt", "le", "greater", "greater_equal", "less", "less_equal", "not_equal", "bool"})
-
-
-# methods that keep a boolean tensor boolean (only its shape or layout changes)
-MASK_SHAPES = frozenset({"squeeze", "unsqueeze", "view", "reshape", "flatten", "expand", "expand_as", "transpose",
-                         "permute", "contiguous", "clone", "detach", "t", "view_as", "reshape_as"})
-
-
-def _none_binding(b: ast.AST, name: str) -> bool:
-    """`name = None`, or `a, name = x, None`: a binding of `name` to the constant None."""
-    if not isinstance(b, ast.Assign) or len(b.targets) != 1:
-        return False
-    t, v = b.targets[0], b.value
-    if isinstance(t, ast.Name):
-        return t.id == name and isinstance(v, ast.Constant) and v.value is None
-    if isinstance(t, (ast.Tuple, ast.List)) and isinstance(v, (ast.Tuple, ast.List)) and len(t.elts) == len(v.elts):
-        return any(isinstance(x, ast.Name) and x.id == name and isinstance(y, ast.Constant) and y.value is None
-                   for x, y in zip(t.elts, v.elts))
-    return False
-
-
 def _item_kind(k: Kind) -> Kind:
     """What iterating a value of kind `k` gives: a tensor's rows are tensors, a static value's
     items static, anything else unknown (a Python value read from a tensor is iterated in Python)."""
@@ -2314,79 +2134,6 @@ def always_exits(body: list[ast.stmt]) -> bool:
     return isinstance(last, ast.If) and always_exits(last.body) and always_exits(last.orelse)
 
 
-def _not_number_test(name: str) -> ast.expr:
-    """`not isinstance(name, (int, float))`: the value condition of a break that needs a parameter
-    annotated a number or a tree of tensors to be the tree (conditions.name_condition says "`name`
-    is not a number")."""
-    return ast.UnaryOp(ast.Not(), ast.Call(ast.Name("isinstance"), [
-        ast.Name(name), ast.Tuple([ast.Name("int"), ast.Name("float")], ast.Load())], []))
-
-
-def _is_tensor_test(name: str) -> ast.expr:
-    """`isinstance(name, torch.Tensor)`: the value condition of a break that needs `name` to be a
-    tensor (conditions.name_condition says "`name` is a tensor")."""
-    return ast.Call(ast.Name("isinstance"), [ast.Name(name), ast.Attribute(ast.Name("torch"), "Tensor")], [])
-
-
-def _truth_names(e: ast.expr) -> list[str]:
-    """The names whose truth a condition tests: `v`, `not v`, the bare operands of and/or."""
-    if isinstance(e, ast.Name):
-        return [e.id]
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
-        return _truth_names(e.operand)
-    if isinstance(e, ast.BoolOp):
-        return [n for v in e.values for n in _truth_names(v)]
-    return []
-
-
-def boolean_expr(e: ast.expr, is_mask) -> bool:
-    """A boolean tensor expression: a comparison, `~`, `&`, `|` of such, torch.isnan/isinf/
-    isfinite/logical_*, a name (or attribute) `is_mask(e)` holds to be one, such a mask reshaped
-    or indexed (`m[idx]`: torch-linode's `~self.P_available[unique_indices]`, realcode round 28)."""
-    if isinstance(e, ast.Compare):
-        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops)
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert):
-        return boolean_expr(e.operand, is_mask)
-    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Mult)):
-        # a product of boolean tensors is a boolean tensor (pythae's `w[acc * stopping_mask]`,
-        # realcode round 31)
-        return boolean_expr(e.left, is_mask) and boolean_expr(e.right, is_mask)
-    if isinstance(e, ast.Call) and _pad_call(e) and e.args:
-        # `F.pad(mask, [0, 1], value=1.0)` keeps the mask's dtype (torcheval's precision-recall
-        # `mask = F.pad(threshold.diff(dim=0) != 0, [0, 1], value=1.0)`, realcode round 31)
-        return boolean_expr(e.args[0], is_mask)
-    if isinstance(e, (ast.Name, ast.Attribute)):
-        return is_mask(e)
-    if isinstance(e, ast.Subscript):
-        return boolean_expr(e.value, is_mask)
-    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_CALLS:
-        return True
-    if isinstance(e, ast.Call) and _reduced_mask(e):
-        return True
-    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in MASK_SHAPES:
-        return boolean_expr(e.func.value, is_mask)  # `(sizes == k).squeeze(dim)`: still a mask
-    if isinstance(e, ast.Call) and _bool_dtype(e):
-        return True  # `torch.ones(b, t, dtype=torch.bool)`, `m.to(torch.bool)`
-    if isinstance(e, ast.IfExp):  # torchsurv's `torch.ones_like(time).bool() if tmax is None else time < tmax`
-        return boolean_expr(e.body, is_mask) and boolean_expr(e.orelse, is_mask)
-    if isinstance(e, ast.Call) and _bool_list_tensor(e):
-        return True
-    if isinstance(e, ast.Call) and e.args and isinstance(e.func, (ast.Attribute, ast.Name)) \
-            and (e.func.attr if isinstance(e.func, ast.Attribute) else e.func.id) in JOINS:
-        # `torch.row_stack([torch.cat([torch.ones(n, dtype=torch.bool), ...]) for x in bins])`:
-        # joined masks are a mask (rtdl-num-embeddings' `mask` buffer, realcode round 35)
-        items = e.args[0]
-        elts = [items.elt] if isinstance(items, ast.ListComp) else \
-            items.elts if isinstance(items, (ast.List, ast.Tuple)) else []
-        return bool(elts) and all(boolean_expr(x, is_mask) for x in elts)
-    return False
-
-
-#: torch's functions that join tensors (their dtype is their inputs'); rules/where.py's too
-JOINS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
-                   "row_stack"})
-
-
 # what a torch optimizer is commonly named (FunctionWalker.optimizer)
 _OPTIMIZER_NAME = re.compile(r"^_?(?:\w+_)?(?:optimizer|optimiser|optim|opt)_?$")
 
@@ -2405,216 +2152,6 @@ def numpy_func_attr(sym: Symbols, ci: ClassInfo, attr: str) -> bool:
     Dynamo traces as a tensor (GB0170, realcode round 32)."""
     values = self_attr_stores(sym, ci, attr)
     return bool(values) and all(v is not None and (sym.qualify(v) or "") in NUMPY_ARRAY_FUNCS for v in values)
-
-
-def _reduced_mask(c: ast.Call) -> bool:
-    """`torch.any(m, dim=1)`, `m.all(-1)`, `np.any(m, axis=1)`: any/all over a dimension, a
-    boolean tensor of what is left (torchstain's `OD[~torch.any(OD < beta, dim=1)]`, realcode
-    round 32). Over everything it is 0-dim, no mask here."""
-    f = c.func
-    if not (isinstance(f, ast.Attribute) and f.attr in ("any", "all")):
-        return False
-    if any(k.arg in ("dim", "axis") for k in c.keywords):
-        return True
-    function = isinstance(f.value, ast.Name) and f.value.id in ("torch", "np", "numpy")
-    return len(c.args) >= (2 if function else 1)
-
-
-def _bool_list_tensor(c: ast.Call) -> bool:
-    """`torch.tensor([len(h) > 0 for h in H])`: a tensor made of a list of Python bools (torchsurv's
-    `include`, realcode round 23)."""
-    name = c.func.attr if isinstance(c.func, ast.Attribute) else getattr(c.func, "id", "")
-    if name not in ("tensor", "as_tensor") or not c.args or any(k.arg == "dtype" for k in c.keywords):
-        return False
-    items = c.args[0]
-    elts = [items.elt] if isinstance(items, ast.ListComp) else items.elts if isinstance(items, ast.List) else []
-    return bool(elts) and all(
-        isinstance(x, (ast.Compare, ast.BoolOp)) or (isinstance(x, ast.UnaryOp) and isinstance(x.op, ast.Not))
-        or (isinstance(x, ast.Constant) and isinstance(x.value, bool)) for x in elts)
-
-
-_BOOL_BUILDERS = frozenset({"ones", "zeros", "full", "empty", "ones_like", "zeros_like", "full_like", "empty_like",
-                            "tensor", "as_tensor"})
-
-
-def _pad_call(c: ast.Call) -> bool:
-    """`F.pad(...)`, `torch.nn.functional.pad(...)`, `nn.functional.pad(...)`."""
-    f = c.func
-    return isinstance(f, ast.Attribute) and f.attr == "pad" and (
-        isinstance(f.value, ast.Name) and f.value.id == "F"
-        or isinstance(f.value, ast.Attribute) and f.value.attr == "functional")
-
-
-def _bool_dtype(c: ast.Call) -> bool:
-    """A tensor built or converted with dtype torch.bool: `torch.ones(..., dtype=torch.bool)`,
-    `x.to(torch.bool)`, `x.to(dtype=torch.bool)`, `x.type(torch.bool)`."""
-    name = c.func.attr if isinstance(c.func, ast.Attribute) else getattr(c.func, "id", "")
-    dtype = next((k.value for k in c.keywords if k.arg == "dtype"), None)
-    if name in ("to", "type") and dtype is None and len(c.args) == 1:
-        dtype = c.args[0]
-    if dtype is None or name not in _BOOL_BUILDERS | {"to", "type"}:
-        return False
-    return isinstance(dtype, ast.Attribute) and dtype.attr == "bool" and isinstance(dtype.value, ast.Name) \
-        and dtype.value.id == "torch"
-
-
-def _bitwise(e: ast.expr) -> bool:
-    """`a & b`, `a | b`, `a ^ b`, `~a`: a boolean tensor when its operands are (their dtype unknown)."""
-    return isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) or \
-        isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert)
-
-
-def bool_mask_names(fn: ast.AST, given: Iterable[str] = ()) -> dict[str, ast.expr]:
-    """Locals of `fn` bound exactly once, to a boolean tensor expression, with what each is bound to (see
-    FunctionWalker.is_mask_name); parameters and names bound twice are left out. `low = None`
-    first (threshold_reducer's `low_condition, high_condition = None, None`) does not count:
-    where a read of `x[low]` sees None, the walk's kind of `low` there is not a tensor.
-    `given`: parameters a caller passes masks to (analysis/callers.py), masks while never bound
-    in the body, like those the docstring documents as boolean tensors."""
-    single = single_assignments(fn, _none_binding)
-    masks: dict[str, ast.expr] = {}  # name -> what it is bound to
-
-    def mask(n: ast.expr) -> bool:
-        return isinstance(n, ast.Name) and n.id in masks
-
-    changed = True
-    while changed:  # `inside = (x >= a) & (x <= b)`, then `outside = ~inside`
-        changed = False
-        for name, value in single.items():
-            if name not in masks and boolean_expr(value, mask):
-                masks[name] = value
-                changed = True
-    # A name bound on several paths, each time to a boolean tensor expression or to `&`, `|`, `~`
-    # of operands whose dtype is not known, at least once to the former (torch-rechub's DIEN:
-    # `valid = mask[:, :-1] & mask[:, 1:]` if a mask is given, else `torch.ones(..., dtype=torch.bool)`):
-    # the bindings index alike, so each is a mask.
-    def binding(v: ast.expr):  # (the value, whether a boolean tensor expression), else None
-        if boolean_expr(v, mask):
-            return v, True
-        return (v, False) if _bitwise(v) else None
-
-    for name, found in bound_only_to(fn, binding).items():
-        if name not in masks and any(is_mask for _, is_mask in found):
-            masks[name] = found[0][0]
-    # parameters the docstring documents as boolean tensors, never bound in the body (torchsurv's
-    # `event_sorted (torch.Tensor, bool)`, then `time_to_k[event_sorted]`: realcode round 23)
-    documented = docstring_bool_tensors(fn) | set(given)
-    if documented:
-        bound = {x.id for x in fast_walk(fn) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
-        for name in documented - bound:
-            masks.setdefault(name, ast.Constant(True))
-    return masks
-
-
-def unpacked_masks(fi: FunctionInfo, sym: Symbols, known: dict) -> dict[str, ast.expr]:
-    """Locals of `fi` bound once, by unpacking what a function or method of this file returns,
-    at a position where every return of it gives a mask (torchdr UMAP's `source, target, edge_mask
-    = self._flatten_padded_edges(...)`, whose `mask = nn_indices >= 0` is returned third, then
-    `self.affinity_in_[edge_mask]`: realcode round 27). Each maps to a placeholder value."""
-    fn = fi.node
-    found: list[tuple[list, frozenset]] = []
-    for st in _statements(fn.body):
-        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], (ast.Tuple, ast.List)) \
-                and isinstance(st.value, ast.Call):
-            elts = st.targets[0].elts
-            callee = _unpacked_callee(fi, sym, st.value.func)
-            owner = sym
-            if callee is None and isinstance(st.value.func, ast.Name) and st.value.func.id in sym.imports:
-                # a function another module defines (sbi's `is_valid_x, num_nans, num_infs =
-                # handle_invalid_x(x, exclude_invalid_x)`, imported from sbi.utils.sbiutils,
-                # realcode round 35)
-                got = module_function(sym.imports[st.value.func.id], sym)
-                if got is not None and got[1].node is not None:
-                    owner, callee = got
-            if callee is None:
-                continue
-            stars = [i for i, e in enumerate(elts) if isinstance(e, ast.Starred)]
-            if not stars:
-                positions = _returned_mask_positions(owner, callee, len(elts))
-            elif len(stars) == 1 and (n := tuple_arity(callee)) is not None and n >= len(elts) - 1:
-                # `is_valid_t, *_ = handle_invalid_x(batch_t, True)` (sbi's standardizing_net,
-                # realcode round 35): the names before the star take the first items, those after
-                # it the last
-                got = _returned_mask_positions(owner, callee, n)
-                positions = frozenset(i for i, j in enumerate(starred_sources(len(elts), stars[0], n)) if j in got)
-            else:
-                positions = frozenset()
-            if positions:
-                found.append((elts, positions))
-    if not found:
-        return {}
-    binds: dict[str, int] = {}  # only a name bound once here: not rebound after the unpacking
-    for n in fast_walk(fn):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            binds[n.id] = binds.get(n.id, 0) + 1
-        elif isinstance(n, ast.arg):
-            binds[n.arg] = 2  # a parameter: bound by the caller too
-    return {e.id: ast.Constant(True) for elts, positions in found for i, e in enumerate(elts)
-            if i in positions and isinstance(e, ast.Name) and binds.get(e.id) == 1 and e.id not in known}
-
-
-def _unpacked_callee(fi: FunctionInfo, sym: Symbols, func: ast.expr) -> Optional[FunctionInfo]:
-    """The function of this file a call's `func` names: `f`, `self.m` (the class or a base of this
-    file), `Cls.m`."""
-    if isinstance(func, ast.Name):
-        return sym.functions.get(func.id)
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
-        return None
-    if func.value.id == "self" and fi.cls is not None:
-        for _, c in lineage(sym, fi.cls, local=True):
-            if func.attr in c.methods:
-                return c.methods[func.attr]
-        return None
-    ci = sym.classes.get(func.value.id)
-    return ci.methods.get(func.attr) if ci is not None else None
-
-
-def _returned_mask_positions(sym: Symbols, callee: FunctionInfo, n: int) -> frozenset:
-    """The positions of the `n`-tuple every return of `callee` gives where it gives a mask (a local
-    bound once to a boolean tensor expression, or one written there). Cached per file version;
-    a cached answer still counts as reading the callee's body (symbols.tracking)."""
-    node = callee.node  # records the read
-    cache = sym.__dict__.setdefault("returned_masks_cache", {})
-    key = (callee.qualname, n)
-    if key in cache:
-        return cache[key]
-    returns = [st for st in _statements(node.body) if isinstance(st, ast.Return)]
-    found: frozenset = frozenset()
-    if returns and all(isinstance(r.value, ast.Tuple) and len(r.value.elts) == n for r in returns):
-        # a position each return fills with a name or a boolean expression (the mask names, which
-        # cost a pass over the body, only then)
-        maybe = [i for i in range(n) if all(isinstance(r.value.elts[i], ast.Name)
-                                            or boolean_expr(r.value.elts[i], lambda _: True) for r in returns)]
-        if maybe and not any(isinstance(x, (ast.Yield, ast.YieldFrom)) for x in fast_walk(node)):
-            masks = bool_mask_names(node)
-            found = frozenset(i for i in maybe if all(
-                boolean_expr(r.value.elts[i], lambda x: isinstance(x, ast.Name) and x.id in masks) for r in returns))
-    cache[key] = found
-    return found
-
-
-_INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
-_INPLACE_RESHAPES = frozenset({"squeeze_", "unsqueeze_", "resize_", "t_", "transpose_", "swapdims_", "swapaxes_",
-                               "as_strided_", "set_"})
-# calls that give a tuple (or list) of tensors: an element of what they give is a tensor, not a number
-_TUPLE_RESULTS = frozenset({"sort", "topk", "unbind", "split", "chunk", "tensor_split", "meshgrid", "eig", "eigh",
-                            "qr", "svd", "slogdet", "lu", "sort_by", "aminmax", "histogram", "frexp"})
-
-
-def _dim_is_one(e: ast.expr) -> ast.Compare:
-    """`e.dim() == 1`: the condition under which an element of `e` is a 0-dim tensor."""
-    return ast.Compare(ast.Call(ast.Attribute(e, "dim", ast.Load()), [], []), [ast.Eq()], [ast.Constant(1)])
-
-
-def _element_is_scalar_or_mask(e: ast.expr) -> ast.BoolOp:
-    """`e.dim() == 1 or e.dtype == torch.bool`: when an element (or a row) of `e`, a tensor whose rank
-    and dtype the code does not fix, breaks as an index: a 0-dim element is read into Python
-    (GB0033); a row of a boolean tensor is a mask, whose selection has a data-dependent shape
-    (GB0036: vector-quantize's `samples[seq_mask[ind]]`, botorch's `sample[feas[i]]`, which broke
-    with 2-d masks while the condition named only the rank)."""
-    is_bool = ast.Compare(ast.Attribute(e, "dtype", ast.Load()), [ast.Eq()],
-                          [ast.Attribute(ast.Name("torch", ast.Load()), "bool", ast.Load())])
-    return ast.BoolOp(ast.Or(), [_dim_is_one(e), is_bool])
 
 
 def _same_read(node: ast.AST, b: ast.IfExp, holds: bool) -> bool:
@@ -2643,207 +2180,6 @@ def _grad_flag(e: ast.expr) -> bool:
     while isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
         e = e.operand
     return isinstance(e, ast.Attribute) and e.attr == "requires_grad"
-
-
-def _owner(e: ast.expr, methods: tuple, attrs: tuple) -> Optional[ast.expr]:
-    """`x` of `x.m()` (m one of `methods`, no arguments) or of `x.a` (a one of `attrs`), else None."""
-    if isinstance(e, ast.Call) and not e.args and not e.keywords and isinstance(e.func, ast.Attribute) \
-            and e.func.attr in methods:
-        return e.func.value
-    return e.value if isinstance(e, ast.Attribute) and e.attr in attrs else None
-
-
-def stated_ranks(fn: ast.AST) -> dict[str, int]:
-    """Ranks the function states of its parameters and locals: `assert x.dim() == 2` (`x.ndim`,
-    also a conjunct of the assert), `a, b = x.shape` (or `x.size()`); a name stated two ways is
-    left out. pytorch-crf's `_compute_score`: `assert emissions.dim() == 3 and tags.dim() == 2`,
-    then `self.start_transitions[tags[0]]` takes a row."""
-    found: dict[str, set[int]] = {}
-
-    def rank_test(t: ast.expr) -> None:
-        if isinstance(t, ast.BoolOp) and isinstance(t.op, ast.And):
-            for v in t.values:
-                rank_test(v)
-            return
-        if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq)):
-            return
-        left, right = t.left, t.comparators[0]
-        if isinstance(left, ast.Constant):
-            left, right = right, left
-        if not (isinstance(right, ast.Constant) and type(right.value) is int):
-            return
-        left = _owner(left, ("dim", "ndimension"), ("ndim",))
-        if isinstance(left, ast.Name):
-            found.setdefault(left.id, set()).add(right.value)
-
-    for st in _statements(getattr(fn, "body", [])):
-        if isinstance(st, ast.Assert):
-            rank_test(st.test)
-        elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Tuple) \
-                and not any(isinstance(x, ast.Starred) for x in st.targets[0].elts):
-            v = _owner(st.value, ("size",), ("shape",))
-            if isinstance(v, ast.Name):
-                found.setdefault(v.id, set()).add(len(st.targets[0].elts))
-    if not found:
-        return {}
-    stores: dict[str, int] = {}
-    for n in fast_walk(fn):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            stores[n.id] = stores.get(n.id, 0) + 1
-    # a name bound again may have another rank where it is used
-    return {k: next(iter(v)) for k, v in found.items() if len(v) == 1 and stores.get(k, 0) <= 1}
-
-
-def _rank_of(c: ast.Call):
-    """1 or 2 where a call fixes the rank of what it gives (`torch.randperm(n)`, `x.flatten()`,
-    `x.view(-1)`; `x.nonzero()` is (count, ndim)), "tuple" for a tuple of tensors, else None."""
-    f = c.func
-    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-    kw = {k.arg: k.value for k in c.keywords}
-    if name == "nonzero" or name == "argwhere":
-        as_tuple = kw.get("as_tuple")
-        return "tuple" if isinstance(as_tuple, ast.Constant) and as_tuple.value is True else \
-            2 if as_tuple is None or isinstance(as_tuple, ast.Constant) else None
-    if name == "where":
-        n = len(c.args) + len(kw)
-        return "tuple" if n == 1 else None
-    if name in ("randperm", "arange", "linspace", "logspace", "bincount"):
-        return 1
-    if name in ("flatten", "ravel") and not c.args and not kw and isinstance(f, ast.Attribute):
-        return 1
-    if name in ("view", "reshape") and isinstance(f, ast.Attribute) and len(c.args) == 1 and not kw \
-            and isinstance(c.args[0], ast.UnaryOp) and isinstance(c.args[0].op, ast.USub) \
-            and isinstance(c.args[0].operand, ast.Constant) and c.args[0].operand.value == 1:
-        return 1
-    if name in _TUPLE_RESULTS:
-        return "tuple"
-    if name in ("max", "min", "median", "mode", "kthvalue", "nanmedian", "cummax", "cummin"):
-        # with a dim: (values, indices); `x.max(1)`, not `torch.max(a, b)` (elementwise)
-        method = isinstance(f, ast.Attribute) and not (isinstance(f.value, ast.Name) and f.value.id == "torch")
-        return "tuple" if "dim" in kw or (method and c.args) else None
-    return None
-
-
-def _int_expr(e: ast.expr, ints: frozenset[str]) -> bool:
-    """`e` is a Python int: an int literal, a name of `ints`, `len(...)`, `int(...)`, and +, -, *, //,
-    % of such."""
-    if isinstance(e, ast.Constant):
-        return type(e.value) is int
-    if isinstance(e, ast.Name):
-        return e.id in ints
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
-        return _int_expr(e.operand, ints)
-    if isinstance(e, ast.BinOp) and isinstance(e.op, _INT_OPS):
-        return _int_expr(e.left, ints) and _int_expr(e.right, ints)
-    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("len", "int") \
-        and len(e.args) == 1 and not e.keywords
-
-
-def int_names(fn: ast.AST, int_keyed_result=None) -> frozenset[str]:
-    """Names of `fn` every binding of which gives a Python int: `i = 0`, `i += 1`, `i = end` of
-    another such name, a `for` target over `range(...)`, `enumerate`'s count, a parameter annotated
-    `int`, the key a `for` takes from a dict keyed by ints (`for k, v in d.items()`, `d.keys()`,
-    `d`: `d` a parameter annotated `dict[int, ...]`, or bound only to calls `int_keyed_result`
-    says return one). Nested definitions' names are left out."""
-    bindings: dict[str, list] = {}
-    other: set[str] = set()
-    keyed: set[str] = set()  # parameters annotated as dicts keyed by ints
-    loops: list[tuple[str, str]] = []  # (a loop's key name, the dict it iterates)
-    a = getattr(fn, "args", None)
-    for p in ([*a.posonlyargs, *a.args, *a.kwonlyargs] if a is not None else ()):
-        ann = p.annotation
-        if isinstance(ann, ast.Name) and ann.id == "int":
-            bindings.setdefault(p.arg, []).append(ast.Constant(0))
-        else:
-            other.add(p.arg)
-            if int_keyed(ann):
-                keyed.add(p.arg)
-    for extra in (a.vararg, a.kwarg) if a is not None else ():
-        if extra is not None:
-            other.add(extra.arg)
-    counted: set[int] = set()  # id() of the Store names a binding below accounts for
-    for st in _statements(getattr(fn, "body", [])):
-        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
-            bindings.setdefault(st.targets[0].id, []).append(st.value)
-            counted.add(id(st.targets[0]))
-        elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Tuple) \
-                and isinstance(st.value, ast.Tuple) and len(st.value.elts) == len(st.targets[0].elts):
-            for t, v in zip(st.targets[0].elts, st.value.elts):  # `i, out = 0, []`
-                if isinstance(t, ast.Name):
-                    bindings.setdefault(t.id, []).append(v)
-                    counted.add(id(t))
-        elif isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
-            ok = isinstance(st.op, _INT_OPS)
-            bindings.setdefault(st.target.id, []).append(st.value if ok else None)
-            counted.add(id(st.target))
-        elif isinstance(st, (ast.For, ast.AsyncFor)) and isinstance(st.iter, ast.Call) \
-                and isinstance(st.iter.func, ast.Name):
-            t, f = st.target, st.iter.func.id
-            if f == "range" and isinstance(t, ast.Name):
-                bindings.setdefault(t.id, []).append(ast.Constant(0))
-                counted.add(id(t))
-            elif f == "enumerate" and isinstance(t, ast.Tuple) and t.elts and isinstance(t.elts[0], ast.Name):
-                bindings.setdefault(t.elts[0].id, []).append(ast.Constant(0))
-                counted.add(id(t.elts[0]))
-        if isinstance(st, (ast.For, ast.AsyncFor)) and (key := _dict_key_target(st)) is not None:
-            loops.append((key[0].id, key[1]))
-            counted.add(id(key[0]))
-    stored: set[str] = set()
-    for n in fast_walk(fn):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            stored.add(n.id)
-            if id(n) not in counted:
-                other.add(n.id)
-    for name, d in loops:
-        dict_values = bindings.get(d, [])
-        int_dict = d not in stored if d in keyed else (
-            d not in other and bool(dict_values) and int_keyed_result is not None
-            and all(isinstance(v, ast.Call) and int_keyed_result(v) for v in dict_values))
-        bindings.setdefault(name, []).append(ast.Constant(0) if int_dict else None)
-    ints = {k for k in bindings if k not in other}
-    changed = True
-    while changed:
-        changed = False
-        for k in list(ints):
-            if any(v is None or not _int_expr(v, frozenset(ints)) for v in bindings[k]):
-                ints.discard(k)
-                changed = True
-    return frozenset(ints)
-
-
-def _dict_key_target(st: ast.For) -> Optional[tuple[ast.Name, str]]:
-    """(the name bound to each key, the dict's name) of `for k, v in d.items():`, `for k in
-    d.keys():`, `for k in d:`; None for any other loop."""
-    it, t = st.iter, st.target
-    if isinstance(it, ast.Name):
-        return (t, it.id) if isinstance(t, ast.Name) else None
-    if not (isinstance(it, ast.Call) and not it.args and not it.keywords and isinstance(it.func, ast.Attribute)
-            and isinstance(it.func.value, ast.Name)):
-        return None
-    if it.func.attr == "keys" and isinstance(t, ast.Name):
-        return t, it.func.value.id
-    if it.func.attr == "items" and isinstance(t, ast.Tuple) and len(t.elts) == 2 and isinstance(t.elts[0], ast.Name):
-        return t.elts[0], it.func.value.id
-    return None
-
-
-def _ranged(e: ast.expr) -> bool:
-    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "range"
-
-
-def over_range(fn: ast.AST) -> frozenset[int]:
-    """id() of the lambdas in `fn` that a call applies to the ints of a `range(...)`: the `key=`
-    of `sorted`, `min`, `max` or `itertools.groupby` over one, `map`'s function over one."""
-    out = set()
-    for c in fast_walk(fn):
-        if not isinstance(c, ast.Call) or not c.args:
-            continue
-        name = c.func.id if isinstance(c.func, ast.Name) else c.func.attr if isinstance(c.func, ast.Attribute) else ""
-        if name in ("sorted", "min", "max", "groupby") and _ranged(c.args[0]):
-            out.update(id(k.value) for k in c.keywords if k.arg == "key" and isinstance(k.value, ast.Lambda))
-        elif name == "map" and len(c.args) == 2 and isinstance(c.args[0], ast.Lambda) and _ranged(c.args[1]):
-            out.add(id(c.args[0]))
-    return frozenset(out)
 
 
 def is_static(fn: ast.AST) -> bool:
@@ -2892,7 +2228,6 @@ def _extraction_gb(tr: Optional[Extracted]) -> Optional[str]:
     return None
 
 
-
 def _dynamo_asserts(s: ast.Assert) -> bool:
     """Whether Dynamo traces this assert into the graph itself (torch 2.13 rewrites `assert t`
     and `assert t, "constant"` on a tensor into `torch._assert`: one graph, fullgraph too, and the
@@ -2936,20 +2271,6 @@ def is_not_compiling(e: ast.expr, symbols: Symbols) -> bool:
             and (symbols.qualify(e.operand.func) or "").split(".")[-1] in COMPILING_NAMES)
 
 
-def _none_compare(e: ast.expr) -> Optional[tuple[ast.expr, bool]]:
-    """`X is None` -> (X, True), `X is not None` -> (X, False); else None."""
-    if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], (ast.Is, ast.IsNot)) \
-            and isinstance(e.comparators[0], ast.Constant) and e.comparators[0].value is None:
-        return e.left, isinstance(e.ops[0], ast.Is)
-    return None
-
-
-def _is_none_test(e: ast.expr) -> Optional[str]:
-    """`X is None` -> "X" (a name)."""
-    t = _none_compare(e)
-    return t[0].id if t is not None and t[1] and isinstance(t[0], ast.Name) else None
-
-
 def compile_only_default(s: ast.If, symbols: Symbols) -> Optional[tuple[str, ast.expr]]:
     """(X, the `not is_compiling()` operand) for `if X is None and ... and not is_compiling():`
     whose body assigns X; else None."""
@@ -2957,7 +2278,7 @@ def compile_only_default(s: ast.If, symbols: Symbols) -> Optional[tuple[str, ast
     if not (isinstance(t, ast.BoolOp) and isinstance(t.op, ast.And)):
         return None
     guards = [v for v in t.values if is_not_compiling(v, symbols)]
-    names = [n for n in map(_is_none_test, t.values) if n]
+    names = [n for n in map(is_none_test, t.values) if n]
     if not guards or not names:
         return None
     for name in names:

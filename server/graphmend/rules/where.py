@@ -48,7 +48,8 @@ from typing import Optional
 
 from graphmend.analysis.astwalk import walk as fast_walk  # ast.walk's nodes and order, without contexts/operators
 from graphmend.analysis.dataflow import SCALAR_METHODS, TORCH_DATA_BOOL, Kind
-from graphmend.analysis.detect import DYNAMIC_SHAPE_FUNCS, JOINS, Site
+from graphmend.analysis.detect import DYNAMIC_SHAPE_FUNCS, Site
+from graphmend.analysis.masks import JOINS
 from graphmend.findings import Applicability, TextEdit
 from graphmend.rules.base import Context, Example, Verdict, uses_after
 
