@@ -95,6 +95,11 @@ REQUIREMENTS = [
     # round 35 (sbi pulls skorch, zuko, nflows, scikit-learn, tensorboard and matplotlib, nbeats-pytorch
     # pandas and matplotlib, each at the corpus' version)
     "torchbearer==0.5.5", "nbeats-pytorch==1.6.0", "pytorch-nlp==0.5.0", "rtdl-num-embeddings==0.0.12", "sbi==0.27.0",
+    # round 36 (torchcast builds from its sdist and pulls pybind11 3.1.0 for that; torchcast imports
+    # pandas, pinned with round 15; torch-ac imports gymnasium, pinned with round 34's skrl; tabm's
+    # embeddings are rtdl-num-embeddings', pinned with round 35; pysdtw's kernels are numba's, in the
+    # corpus venv before at 0.68.1)
+    "torchcast==0.2", "tabm==0.0.3", "ranger21==0.1.0", "torch-ac==1.4.0", "pysdtw==0.0.5", "pybind11==3.1.0",
 ]
 
 
@@ -8578,6 +8583,423 @@ def _sbi_nre_mcmc():
     return cfg, run, {"theta": theta, "x": x, "x_o": x_o}
 
 
+# round 36: torchcast 0.2, tabm 0.0.3, ranger21 0.1.0, torch-ac 1.4.0 and pysdtw 0.0.5, code nobody
+# tuned on, measured before anything was changed for it
+
+
+def _torchcast_transformer_train():
+    """torchcast's `EncoderDecoderTransformer` as its README forecasts with it: 2 input channels with
+    NaNs in them (`one_hot_encode_nan_inputs`, its `NaNEncoder` zeroing them by a boolean mask), an
+    exogenous channel, hidden 16, 2 heads, one encoder and one decoder layer, `TimeLastLayerNorm`, a
+    `JointEmbedding` of an hourly `PositionEmbedding` and a `TimeEmbedding` of pandas' frequencies "D"
+    and "W" (hourly nanosecond timestamps); forecast 6 steps from 18; its NaN-ignoring `L1Loss` and `mse_loss` (the targets have NaNs:
+    its `is_real.all()` / `.any()` branches), Adam; 2 steps over a batch of 4; in a user function."""
+    import torch
+    from torchcast.nn import EncoderDecoderTransformer, JointEmbedding, PositionEmbedding, TimeEmbedding
+    from torchcast.nn.criteria import L1Loss, mse_loss
+
+    torch.manual_seed(0)
+    hour = 3600 * 10**9
+    emb = JointEmbedding([PositionEmbedding(16, scale=hour), TimeEmbedding(16, ["D", "W"])])
+    net = EncoderDecoderTransformer(2, 16, 2, num_encoder_layers=1, num_decoder_layers=1, exogenous_dim=1,
+                                    num_heads=2, one_hot_encode_nan_inputs=True, dropout=0.0, embedding=emb)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    crit = L1Loss()
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(4, 2, 18, generator=g)
+    x[0, 1, 3:6] = float("nan")
+    y = torch.randn(4, 2, 6, generator=g)
+    y[1, 0, 2] = float("nan")
+    exog = torch.randn(4, 1, 24, generator=g)
+    t = (1_700_000_000 * 10**9 + hour * torch.arange(24)).view(1, 1, 24).repeat(4, 1, 1)
+    cfg = dict(in_dim=2, hidden=16, out_dim=2, layers=(1, 1), heads=2, exogenous=1, nan_inputs=True,
+               embedding=("position(hourly)", "time(D, W)"), t_in=18, t_out=6, batch=4, steps=2)
+
+    def train(x, y, exog, t):
+        net.train()
+        losses = []
+        for _ in range(2):
+            pred = net(x.clone(), t_in=t[:, :, :18], exog_in=exog[:, :, :18].clone(), t_out=t[:, :, 18:],
+                       exog_out=exog[:, :, 18:].clone())
+            loss = crit(pred, y) + 0.5 * mse_loss(pred, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return torch.stack(losses), pred.detach()
+    return cfg, train, {"x": x, "y": y, "exog": exog, "t": t}
+
+
+def _torchcast_series_stats():
+    """torchcast's series analysis utilities a user calls on a batch of series: `autocorrelation`
+    and `partial_autocorrelation` (8 lags) of series without and with NaNs (its `.any().item()`
+    path for masked values), `power_spectral_density` and `cross_spectral_density` (window 16,
+    overlap 8), `moving_average` with windows (4, 2), and `continuous_ranked_probability_score`
+    of 32 forecast samples; the NaN-ignoring `smooth_l1_loss` and `l1_loss` (sum) of a
+    forecast; in a user function."""
+    import torch
+    from torchcast.nn.criteria import l1_loss, smooth_l1_loss
+    from torchcast.utils import (autocorrelation, continuous_ranked_probability_score, cross_spectral_density,
+                                 moving_average, partial_autocorrelation, power_spectral_density)
+
+    g = torch.Generator().manual_seed(1)
+    s = torch.cumsum(torch.randn(3, 2, 64, generator=g), -1) * 0.1 + torch.sin(torch.arange(64) / 4.0)
+    s_nan = s.clone()
+    s_nan[0, 0, 10:13] = float("nan")
+    samples = torch.randn(32, 3, 2, 8, generator=g)
+    cfg = dict(batch=3, channels=2, length=64, lags=8, window=16, overlap=8, ma=(4, 2), samples=32)
+
+    def run(s, s_nan, samples):
+        ac = autocorrelation(s, n_lags=8)
+        ac_nan = autocorrelation(s_nan, n_lags=8)
+        pac = partial_autocorrelation(s, n_lags=8)
+        freqs, psd = power_spectral_density(s, window_length=16, overlap=8)
+        _, csd = cross_spectral_density(s[:, 0], s[:, 1], window_length=16, overlap=8)
+        ma = moving_average(s, (4, 2))
+        crps = continuous_ranked_probability_score(s[..., -8:], samples, dim=0)
+        target = s_nan[..., -8:]
+        losses = torch.stack([smooth_l1_loss(samples.mean(0), target), l1_loss(samples[0], target, reduction="sum"),
+                              l1_loss(samples[1], s[..., -8:])])
+        return ac, ac_nan, pac, freqs, psd, torch.view_as_real(csd), ma, crps, losses
+    return cfg, run, {"s": s, "s_nan": s_nan, "samples": samples}
+
+
+def _tabm_train_eval():
+    """tabm's `TabM.make` as its README trains it: 3 numerical features through rtdl-num-embeddings'
+    `PiecewiseLinearEmbeddings` (quantile bins, version "B"), 2 categorical features (one-hot),
+    k=4 submodels, 2 blocks of 32, 3 classes; the README's loss (cross entropy over the k
+    predictions flattened), AdamW; 2 steps over a batch of 16, then evaluation of the mean of the
+    k softmax outputs; in a user function (model built outside it)."""
+    import torch
+    from rtdl_num_embeddings import PiecewiseLinearEmbeddings, compute_bins
+    from tabm import TabM
+
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(1)
+    x_num = torch.randn(16, 3, generator=g)
+    x_cat = torch.stack([torch.randint(0, 4, (16,), generator=g), torch.randint(0, 2, (16,), generator=g)], 1)
+    y = torch.randint(0, 3, (16,), generator=g)
+    model = TabM.make(n_num_features=3, cat_cardinalities=[4, 2], d_out=3, k=4, n_blocks=2, d_block=32,
+                      num_embeddings=PiecewiseLinearEmbeddings(compute_bins(x_num, n_bins=6), 8, activation=False,
+                                                               version="B"))
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=3e-4)
+    cfg = dict(num=3, cat=(4, 2), k=4, blocks=2, d_block=32, classes=3, bins=6, d_embedding=8, batch=16, steps=2)
+
+    def run(x_num, x_cat, y):
+        model.train()
+        losses = []
+        for _ in range(2):
+            out = model(x_num, x_cat)
+            loss = torch.nn.functional.cross_entropy(out.flatten(0, 1), y.repeat_interleave(model.backbone.k))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        model.eval()
+        with torch.no_grad():
+            proba = torch.softmax(model(x_num, x_cat), dim=-1).mean(1)
+        return torch.stack(losses), proba
+    return cfg, run, {"x_num": x_num, "x_cat": x_cat, "y": y}
+
+
+def _tabm_layers():
+    """tabm's building blocks a user composes by hand: `ensemble_linear_layers_` and
+    `ensemble_batchnorm1d_layers_` turning a user MLP's layers into k=3 ensemble layers,
+    `EnsembleView`, a `MLPBackboneBatchEnsemble` (scaling init "random-signs") and a
+    `MLPBackboneMiniEnsemble` with `LinearEnsemble` heads, `ElementwiseAffine`, `LayerNormEnsemble`;
+    their forwards on a (batch, d) input and on a (batch, k, d) input in eval mode (its
+    warning), a regression head; one SGD step of MSE; in a user function."""
+    import warnings
+    import torch
+    from tabm import (ElementwiseAffine, EnsembleView, LayerNormEnsemble, LinearEnsemble, MLPBackboneBatchEnsemble,
+                      MLPBackboneMiniEnsemble, ensemble_batchnorm1d_layers_, ensemble_linear_layers_)
+
+    warnings.filterwarnings("ignore", message="When training=False")
+    torch.manual_seed(0)
+    k = 3
+    user = torch.nn.Sequential(torch.nn.Linear(5, 12), torch.nn.BatchNorm1d(12), torch.nn.ReLU(),
+                               torch.nn.Linear(12, 1))
+    ensemble_linear_layers_(user, k=k)
+    ensemble_batchnorm1d_layers_(user, k=k)
+    view = EnsembleView(k=k)
+    be = MLPBackboneBatchEnsemble(d_in=5, n_blocks=2, d_block=12, dropout=0.0, k=k, tabm_init=True,
+                                  scaling_init="random-signs", start_scaling_init_chunks=None)
+    mini = MLPBackboneMiniEnsemble(d_in=5, n_blocks=1, d_block=12, dropout=0.0, k=k, affine_bias=True,
+                                   affine_scaling_init="random-signs")
+    heads = torch.nn.ModuleList([LinearEnsemble(12, 1, k=k), LinearEnsemble(12, 1, k=k)])
+    affine = ElementwiseAffine((k, 1), bias=True, scaling_init="ones")
+    norm = LayerNormEnsemble(12, k=k)
+    params = [p for m in (user, be, mini, heads, affine, norm) for p in m.parameters()]
+    opt = torch.optim.SGD(params, lr=1e-2)
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(8, 5, generator=g), torch.randn(8, 1, generator=g)
+    cfg = dict(k=k, user_mlp=(5, 12, 1), batch_ensemble=(2, 12), mini_ensemble=(1, 12), batch=8)
+
+    def run(x, y):
+        for m in (user, be, mini, heads, affine, norm):
+            m.train()
+        xe = view(x)
+        h = be(xe)
+        pred = user(xe) + heads[0](norm(h)) + affine(heads[1](mini(xe)))
+        loss = torch.nn.functional.mse_loss(pred, y.unsqueeze(1).expand_as(pred))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        for m in (user, be, mini, heads, affine, norm):
+            m.eval()
+        with torch.no_grad():
+            ev = heads[0](be(view(xe))).mean(1)
+        return loss.detach(), ev
+    return cfg, run, {"x": x, "y": y}
+
+
+def _ranger21_train():
+    """ranger21's `Ranger21` as its README sets it up, in a user's training loop: a 6-16-3 MLP,
+    `num_epochs=2`, `num_batches_per_epoch=4` (linear warmup, warmdown from 72%), its defaults
+    (AdamW core, gradient centralization and normalization, adaptive gradient clipping, stable
+    weight decay, positive-negative momentum, norm loss, lookahead every 5 steps), cross
+    entropy; 8 steps over batches of 4 (its settings print at construction, the warmup and
+    warmdown notices print during them); in a user function (optimizer built outside it)."""
+    import contextlib
+    import io
+    import torch
+    from ranger21 import Ranger21
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3))
+    with contextlib.redirect_stdout(io.StringIO()):
+        opt = Ranger21(net.parameters(), lr=1e-2, num_epochs=2, num_batches_per_epoch=4)
+    g = torch.Generator().manual_seed(1)
+    xs, ys = torch.randn(8, 4, 6, generator=g), torch.randint(0, 3, (8, 4), generator=g)
+    cfg = dict(mlp=(6, 16, 3), lr=1e-2, epochs=2, batches_per_epoch=4, batch=4, steps=8)
+
+    def train(xs, ys):
+        losses = []
+        for x, y in zip(xs, ys):
+            loss = torch.nn.functional.cross_entropy(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return torch.stack(losses), net[0].weight.detach().clone()
+    return cfg, train, {"xs": xs, "ys": ys}
+
+
+def _ranger21_madgrad_abel():
+    """ranger21's other engines in a user's regression loop: `Ranger21` with `use_madgrad=True`,
+    no softplus, no gradient centralization, no lookahead (its Chebyshev schedule, `use_cheb`, fails
+    in its step: `self.num_batches` is never set), and its `Ranger21abel` (its ABEL lr decay from
+    the weight norms), each on a 4-8-1 MLP with MSE, 2 epochs of 3 batches of 4; in a user
+    function."""
+    import contextlib
+    import io
+    import torch
+    from ranger21 import Ranger21, Ranger21abel
+
+    torch.manual_seed(0)
+    nets = [torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)) for _ in range(2)]
+    with contextlib.redirect_stdout(io.StringIO()):
+        opts = [Ranger21(nets[0].parameters(), lr=5e-3, num_epochs=2, num_batches_per_epoch=3, use_madgrad=True,
+                         softplus=False, using_gc=False, lookahead_active=False),
+                Ranger21abel(nets[1].parameters(), lr=5e-3, num_epochs=2, num_batches_per_epoch=3)]
+    g = torch.Generator().manual_seed(1)
+    xs, ys = torch.randn(6, 4, 4, generator=g), torch.randn(6, 4, 1, generator=g)
+    cfg = dict(mlp=(4, 8, 1), lr=5e-3, epochs=2, batches_per_epoch=3, batch=4, steps=6,
+               optimizers=("Ranger21(madgrad)", "Ranger21abel"))
+
+    def train(xs, ys):
+        losses = []
+        for net, opt in zip(nets, opts):
+            for x, y in zip(xs, ys):
+                loss = torch.nn.functional.mse_loss(net(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss.detach())
+        return torch.stack(losses), nets[1][0].weight.detach().clone()
+    return cfg, train, {"xs": xs, "ys": ys}
+
+
+def _torch_ac_env():
+    """A tiny deterministic gymnasium environment (4-d observations, 2 actions, episodes of 5
+    steps) for torch-ac's algorithms, with one process (its `ParallelEnv` forks one per extra
+    environment)."""
+    import gymnasium
+    import numpy as np
+
+    class Walk(gymnasium.Env):
+        observation_space = gymnasium.spaces.Box(low=-10.0, high=10.0, shape=(4,), dtype=np.float32)
+        action_space = gymnasium.spaces.Discrete(2)
+
+        def __init__(self):
+            self.t, self.pos = 0, 0.0
+
+        def _obs(self):
+            return np.array([self.pos, self.t / 5.0, np.sin(self.pos), 1.0], dtype=np.float32)
+
+        def reset(self, seed=None, options=None):
+            self.t, self.pos = 0, 0.0
+            return self._obs(), {}
+
+        def step(self, action):
+            self.t += 1
+            self.pos += 1.0 if int(action) == 1 else -0.5
+            return self._obs(), float(self.pos > 1.0), self.t >= 5, False, {}
+    return Walk()
+
+
+def _torch_ac_ppo_update():
+    """torch-ac's `PPOAlgo` as rl-starter-files trains with it: a recurrent actor-critic (a user
+    `RecurrentACModel`: an LSTM cell memory, a categorical policy head and a value head),
+    recurrence 2, 8 frames per process, 2 PPO epochs, batch 4; `collect_experiences` (its rollout:
+    `dist.sample()`, `action.cpu().numpy()` to the environment, episode bookkeeping with `.item()`,
+    GAE) and `update_parameters` (clipped surrogate, value clipping, `.item()` logging, the
+    gradient norm, numpy batch permutation); in a user function (algorithm built outside it)."""
+    import numpy as np
+    import torch
+    from torch_ac import PPOAlgo, RecurrentACModel
+
+    class ACModel(torch.nn.Module, RecurrentACModel):
+        def __init__(self):
+            super().__init__()
+            self.cell = torch.nn.LSTMCell(4, 8)
+            self.actor = torch.nn.Linear(8, 2)
+            self.critic = torch.nn.Linear(8, 1)
+
+        @property
+        def memory_size(self):
+            return 16
+
+        def forward(self, obs, memory):
+            h, c = self.cell(obs, (memory[:, :8], memory[:, 8:]))
+            dist = torch.distributions.Categorical(logits=self.actor(h))
+            return dist, self.critic(h).squeeze(1), torch.cat([h, c], 1)
+
+    torch.manual_seed(0)
+    algo = PPOAlgo([_torch_ac_env()], ACModel(), torch.device("cpu"), num_frames_per_proc=8, recurrence=2,
+                   epochs=2, batch_size=4, lr=1e-3)
+    cfg = dict(envs=1, obs=4, actions=2, lstm=8, recurrence=2, frames=8, epochs=2, batch=4)
+
+    def run():
+        torch.manual_seed(3)
+        np.random.seed(3)
+        exps, logs1 = algo.collect_experiences()
+        logs2 = algo.update_parameters(exps)
+        return (exps.advantage, exps.action, torch.tensor([logs2["policy_loss"], logs2["value_loss"],
+                                                           logs2["grad_norm"], len(logs1["return_per_episode"])]),
+                algo.acmodel.actor.weight.detach().clone())
+    return cfg, run, {}
+
+
+def _torch_ac_a2c_update():
+    """torch-ac's `A2CAlgo` with a feed-forward actor-critic (a user `ACModel`: a shared 4-16
+    trunk, policy and value heads), a user `preprocess_obss` (numpy observations stacked into a
+    tensor), `reshape_reward` (a penalty per step), 6 frames, RMSprop; 2 rounds of
+    `collect_experiences` and `update_parameters` (policy and value losses, entropy, the `.item()`
+    logs and the gradient norm); in a user function (algorithm built outside it)."""
+    import numpy as np
+    import torch
+    from torch_ac import A2CAlgo, ACModel
+
+    class Model(torch.nn.Module, ACModel):
+        def __init__(self):
+            super().__init__()
+            self.trunk = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh())
+            self.actor = torch.nn.Linear(16, 2)
+            self.critic = torch.nn.Linear(16, 1)
+
+        def forward(self, obs):
+            h = self.trunk(obs)
+            return torch.distributions.Categorical(logits=self.actor(h)), self.critic(h).squeeze(1)
+
+    def preprocess(obss, device=None):
+        return torch.tensor(np.stack(obss), device=device)
+
+    torch.manual_seed(0)
+    algo = A2CAlgo([_torch_ac_env()], Model(), torch.device("cpu"), num_frames_per_proc=6, recurrence=1, lr=5e-3,
+                   preprocess_obss=preprocess, reshape_reward=lambda o, a, r, d: r - 0.01)
+    cfg = dict(envs=1, obs=4, actions=2, trunk=16, frames=6, rounds=2, optimizer="RMSprop")
+
+    def run():
+        torch.manual_seed(3)
+        out = []
+        for _ in range(2):
+            exps, logs1 = algo.collect_experiences()
+            logs2 = algo.update_parameters(exps)
+            out.append(torch.tensor([logs2["entropy"], logs2["policy_loss"], logs2["value_loss"], logs2["grad_norm"],
+                                     sum(logs1["reshaped_return_per_episode"])]))
+        return torch.stack(out), exps.returnn, algo.acmodel.critic.weight.detach().clone()
+    return cfg, run, {}
+
+
+def _pysdtw_loss_train():
+    """pysdtw's `SoftDTW` as its README uses it on the CPU (`use_cuda=False`: its autograd
+    Function runs numba kernels on `.numpy()` copies of the distance matrix, `.item()` of gamma
+    and bandwidth) as the loss of a user's sequence model: a GRU encoder-decoder predicting a
+    12-step 2-d sequence from a 10-step one, gamma 0.1, the default squared-L2 distance, plus
+    a Sakoe-Chiba band of 4 for a second term; Adam; 2 steps over a batch of 4; in a user
+    function."""
+    import torch
+    from pysdtw import SoftDTW
+
+    class Seq2Seq(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = torch.nn.GRU(2, 16, batch_first=True)
+            self.dec = torch.nn.Linear(16, 12 * 2)
+
+        def forward(self, x):
+            _, h = self.enc(x)
+            return self.dec(h[-1]).view(-1, 12, 2)
+
+    torch.manual_seed(0)
+    net = Seq2Seq()
+    sdtw, sdtw_band = SoftDTW(gamma=0.1, use_cuda=False), SoftDTW(gamma=0.1, use_cuda=False, bandwidth=4)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(4, 10, 2, generator=g), torch.randn(4, 12, 2, generator=g)
+    cfg = dict(gru=(2, 16), in_len=10, out_len=12, dims=2, gamma=0.1, bandwidth=4, batch=4, steps=2)
+
+    def train(x, y):
+        losses = []
+        for _ in range(2):
+            pred = net(x)
+            loss = sdtw(pred, y).mean() + 0.5 * sdtw_band(pred, y).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return torch.stack(losses), pred.detach()
+    return cfg, train, {"x": x, "y": y}
+
+
+def _pysdtw_packed_distances():
+    """pysdtw on variable-length sequences as its README shows: `PackedSequence`s of 3 series of
+    lengths 9, 7 and 5 against 3 of lengths 6, 8 and 4 (`pack_padded_sequence`, unpacked by its
+    `_prepare_input` with the lengths stacked), `SoftDTW` with its exact distance
+    (`pairwise_l2_squared_exact`) and with the default one, gammas 1.0 and 0.01, and the
+    soft-DTW divergence a user builds from it (sdtw(x, y) - (sdtw(x, x) + sdtw(y, y)) / 2) on
+    padded tensors; under `no_grad`; in a user function."""
+    import torch
+    from torch.nn.utils.rnn import pack_padded_sequence
+    from pysdtw import SoftDTW
+    from pysdtw.distance import pairwise_l2_squared_exact
+
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(3, 9, 3, generator=g), torch.randn(3, 8, 3, generator=g)
+    lx, ly = torch.tensor([9, 7, 5]), torch.tensor([6, 8, 4])
+    exact = SoftDTW(gamma=1.0, dist_func=pairwise_l2_squared_exact, use_cuda=False)
+    sharp = SoftDTW(gamma=0.01, use_cuda=False)
+    cfg = dict(batch=3, dims=3, x_lengths=(9, 7, 5), y_lengths=(6, 8, 4), gammas=(1.0, 0.01))
+
+    def run(x, y, lx, ly):
+        px = pack_padded_sequence(x, lx, batch_first=True, enforce_sorted=False)
+        py = pack_padded_sequence(y, ly, batch_first=True, enforce_sorted=False)
+        a, b = exact(px, py), sharp(px, py)
+        div = sharp(x, y[:, :8]) - (sharp(x, x) + sharp(y, y)) / 2
+        return a, b, div
+    return cfg, run, {"x": x, "y": y, "lx": lx, "ly": ly}
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -8688,6 +9110,11 @@ _NBEATS = ["nbeats_pytorch"]
 _TORCHNLP = ["torchnlp/nn", "torchnlp/metrics/accuracy.py", "torchnlp/encoders", "torchnlp/utils.py"]
 _RTDL_NUM = ["rtdl_num_embeddings.py"]
 _SBI = ["sbi/inference", "sbi/neural_nets", "sbi/utils", "sbi/samplers"]
+_TORCHCAST = ["torchcast/nn", "torchcast/utils"]
+_TABM = ["tabm.py"]
+_RANGER21 = ["ranger21"]
+_TORCH_AC = ["torch_ac"]
+_PYSDTW = ["pysdtw"]
 _POUTYNE = ["poutyne/framework/model.py", "poutyne/framework/metrics", "poutyne/framework/callbacks",
             "poutyne/framework/iterators.py", "poutyne/utils.py", "poutyne/framework/optimizers.py"]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
@@ -9572,4 +9999,35 @@ ENTRIES = {e.name: e for e in [
     Entry("sbi-nre-potential", "sbi", "sbi==0.27.0",
           "NRE_A (MLP classifier): train 2 epochs, MCMC posterior's potential; simulate_for_sbi, mcmc_transform",
           _sbi_nre_mcmc, _SBI, grad=True, training=True, scope="module"),
+    # round 36
+    Entry("torchcast-transformer-train", "torchcast", "torchcast==0.2",
+          "EncoderDecoderTransformer (NaN inputs, exogenous, time embeddings): 2 Adam steps of NaN-ignoring L1+MSE",
+          _torchcast_transformer_train, _TORCHCAST, grad=True, training=True, scope="module"),
+    Entry("torchcast-series-stats", "torchcast", "torchcast==0.2",
+          "autocorrelation (with NaNs), partial_autocorrelation, PSD, CSD, moving_average, CRPS, NaN-ignoring losses",
+          _torchcast_series_stats, _TORCHCAST, scope="module"),
+    Entry("tabm-train-eval", "tabm", "tabm==0.0.3",
+          "TabM.make (k=4, piecewise-linear embeddings, one-hot categories): 2 AdamW steps; mean of k softmaxes",
+          _tabm_train_eval, _TABM, grad=True, training=True, scope="module"),
+    Entry("tabm-layers", "tabm", "tabm==0.0.3",
+          "ensemble_*_layers_ on a user MLP, EnsembleView, BatchEnsemble and MiniEnsemble backbones: an SGD step",
+          _tabm_layers, _TABM, grad=True, training=True, scope="module"),
+    Entry("ranger21-train", "ranger21", "ranger21==0.1.0",
+          "Ranger21 (defaults: warmup, warmdown, GC, AGC, PNM, norm loss, lookahead): 8 steps of an MLP",
+          _ranger21_train, _RANGER21, grad=True, training=True, scope="module"),
+    Entry("ranger21-madgrad-abel", "ranger21", "ranger21==0.1.0",
+          "Ranger21 (madgrad, no GC, no lookahead) and Ranger21abel: 6 steps each of an MLP regression",
+          _ranger21_madgrad_abel, _RANGER21, grad=True, training=True, scope="module"),
+    Entry("torch-ac-ppo-update", "torch_ac", "torch-ac==1.4.0",
+          "PPOAlgo (recurrent actor-critic, recurrence 2): collect_experiences of 8 frames, update_parameters",
+          _torch_ac_ppo_update, _TORCH_AC, grad=True, training=True, scope="module"),
+    Entry("torch-ac-a2c-update", "torch_ac", "torch-ac==1.4.0",
+          "A2CAlgo (feed-forward, preprocess_obss, reshape_reward): 2 rounds of collect and update",
+          _torch_ac_a2c_update, _TORCH_AC, grad=True, training=True, scope="module"),
+    Entry("pysdtw-loss-train", "pysdtw", "pysdtw==0.0.5",
+          "SoftDTW on the CPU (numba, gamma 0.1, a Sakoe-Chiba band) as a GRU seq2seq's loss: 2 Adam steps",
+          _pysdtw_loss_train, _PYSDTW, grad=True, training=True, scope="module"),
+    Entry("pysdtw-packed-distances", "pysdtw", "pysdtw==0.0.5",
+          "SoftDTW of PackedSequences (exact and expanded L2, gammas 1 and 0.01); a soft-DTW divergence",
+          _pysdtw_packed_distances, _PYSDTW, scope="module"),
 ]}
