@@ -272,6 +272,11 @@ def _inside(rel: str, packages: tuple[str, ...]) -> bool:
     return rel in {p + ".py" for p in packages} or rel.startswith(tuple(p + "/" for p in packages))
 
 
+def _entry_code(path: str) -> bool:
+    """`path` is the corpus module, where the entries (and the callbacks they hand a package) live."""
+    return bool(path) and Path(path).resolve() == Path(corpus.__file__).resolve()
+
+
 def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> list[dict[str, Any]]:
     """Deduplicated break sites (innermost frame in the entry's packages) of one child result,
     backend and explain together; a break with no frame in them is one site `<outside PACKAGES>`,
@@ -280,7 +285,13 @@ def break_sites(res: dict[str, Any], packages: tuple[str, ...], site: Path) -> l
     reasons += [r for r in (res.get("explain") or {}).get("break_reasons") or []]
     out: dict[tuple, dict[str, Any]] = {}
     for r in reasons:
-        frames = [f for f in r.get("user_stack") or [] if _inside(_rel(f.get("file", ""), site), packages)]
+        stack = r.get("user_stack") or []
+        frames = [f for f in stack if _inside(_rel(f.get("file", ""), site), packages)]
+        if stack and _entry_code(stack[-1].get("file", "")):
+            # a break in the entry's own code that the package calls back (torch-ac's
+            # `self.envs[0].step(actions[0])` into the entry's environment, whose `int(action)`
+            # breaks: realcode round 36) is the caller's, not a break of the package's line
+            frames = []
         if frames:
             inner = frames[-1]
             rel = _rel(inner["file"], site)

@@ -184,6 +184,24 @@ def test_a_logged_break_inside_another_package_stays_outside():
     assert (r["named_sites"], r["misses"]) == (0, [])
 
 
+def test_a_break_in_the_entrys_own_callback_stays_outside():
+    """torch-ac (realcode round 36): `ParallelEnv.step` calls `self.envs[0].step(actions[0])`,
+    the entry's own environment (in the corpus module), whose `int(action)` breaks (GB0033). The
+    break's innermost frame is the entry's code: not a break of the package's call line, which
+    GraphMend (checking the package) cannot see into. A break whose innermost frame is the
+    package's stays the package's."""
+    bench = _bench()
+    corpus_file = bench.corpus.__file__
+    text = "Data dependent operator\n  Explanation: Operator `aten._local_scalar_dense.default`"
+    stack = [{"file": "/sp/pkg/utils/penv.py", "line": 49, "source": "obs = self.envs[0].step(actions[0])"},
+             {"file": corpus_file, "line": 8846, "source": "self.pos += 1.0 if int(action) == 1 else -0.5"}]
+    res = {"break_reasons": [{"gb": "GB0033", "reason": text, "summary": "Data dependent operator",
+                              "user_stack": stack}], "explain": {"break_reasons": []}}
+    assert [s["file"] for s in bench.break_sites(res, ("pkg",), Path("/sp"))] == ["<outside pkg>"]
+    res["break_reasons"][0]["user_stack"] = stack[:1]
+    assert [(s["file"], s["line"]) for s in bench.break_sites(res, ("pkg",), Path("/sp"))] == [("pkg/utils/penv.py", 49)]
+
+
 SRC = '''def f(x):
     x = x + 1
     try:

@@ -64,6 +64,9 @@ NUMPY_STATIC_FUNCS = frozenset(f"numpy.{f}" for f in (
     "shape", "ndim", "size", "result_type", "dtype", "isscalar", "iscomplexobj", "isrealobj", "can_cast",
     "promote_types", "finfo", "iinfo", "issubdtype"))
 DATA_BOOL_FUNCS = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
+# math functions that give a tensor given tensors (`math.prod([a, b])` multiplies them; measured on
+# torch 2.13: every other function of math that takes numbers reads a tensor into a Python float)
+MATH_OF_TENSORS = frozenset({"math.prod"})
 # Scalar multipliers a tensor passed to is read into Python ("Data dependent operator", GB0033:
 # torchode's `torch.add(atol, ..., alpha=self.rtol)`, a buffer). Measured on torch 2.13, each entry
 # in tests/test_precision_guards.py; the in-place add_/addcmul_/addcdiv_ and torch.addcdiv trace.
@@ -757,6 +760,13 @@ class FunctionWalker:
             for names, kinds in sides:
                 either -= {n for n in either if n not in names and kinds.get(n) is Kind.TENSOR}
             self.env.number_or_tensor = either
+        if not body_exits and not else_exits and s.orelse:
+            # a name one side binds to a tensor and the other to a Python number is either after
+            # the if: a read of it breaks only when it is a tensor (ranger21's `variance_normalized =
+            # torch.pow(...)` under `if self.use_madgrad:`, `math.sqrt(...)` else, then
+            # `math.isnan(variance_normalized)`: realcode round 36)
+            numbers = number_bindings(s.body) ^ number_bindings(s.orelse)
+            self.env.number_or_tensor |= {n for n in numbers if Kind.TENSOR in (after_body.get(n), self.env.kinds.get(n))}
         if body_exits != else_exits:  # only the side that runs on reaches what follows
             self._computed_attrs = set(self._computed_attrs if body_exits else attrs_body)
         else:
@@ -1177,6 +1187,15 @@ class FunctionWalker:
                     self.is_mask_expr(x) or self.compares_itself(node.value, x) for x in parts)
                 if masked:
                     self.add("GM402", node, detail="boolean-mask indexing")
+                elif read and (self._numpy_names or self._numpy_nodes) and self.numpy_value(node.value) and any(
+                        self.numpy_value(x) for x in parts if isinstance(x, ast.Compare)):
+                    # a numpy array indexed by a comparison of arrays (torch-ac's `indexes =
+                    # indexes[(indexes + self.recurrence) % self.num_frames_per_proc != 0]`, realcode
+                    # round 36): Dynamo traces numpy as tensors, and the mask's nonzero has a
+                    # data-dependent shape (GB0036, measured on torch 2.13)
+                    masked = True
+                    self.add("GM402", node, detail="boolean-mask indexing of a numpy array (Dynamo traces numpy as "
+                                                   "tensors)", gb_id="GB0036")
                 if self.env.item_container(node.value) is not None:
                     # a Python list or tuple of tensors indexed or sliced by a tensor: the index
                     # is read with `Tensor.__index__`, an `.item()` (GB0124, measured on torch
@@ -1556,6 +1575,13 @@ class FunctionWalker:
         if q in ("int", "float", "bool") and len(c.args) == 1 and env.kind(c.args[0]) is Kind.TENSOR:
             self.add("GM401", c, detail=f"`{q}()` of a tensor")
             return
+        if q.startswith("math.") and q not in MATH_OF_TENSORS and any(env.kind(a) is Kind.TENSOR for a in c.args):
+            # `math.sqrt(variance_ma_sum / param_size)`, `math.isnan(loss)`: the math module takes
+            # Python floats, and a tensor is read into one ("Data dependent operator", GB0033,
+            # measured on torch 2.13 for each function of math that takes numbers; ranger21's
+            # step, realcode round 36)
+            self.add("GM401", c, detail=f"`{q}()` of a tensor", gb_id="GB0033")
+            return
         spec = None
         if q in SIZE_FACTORIES:
             what, spec, bound, methods = f"`{q}()`", SIZE_FACTORIES[q], " or bound", False
@@ -1625,6 +1651,8 @@ class FunctionWalker:
                                        NUMPY_ARRAY_FUNCS)
         if isinstance(e, ast.BinOp) and not isinstance(e.op, (ast.Mod, ast.MatMult)):
             return self.numpy_value(e.left) or self.numpy_value(e.right)  # `s + 1`: numpy's too
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mod):
+            return self.numpy_value(e.left)  # `(indexes + 2) % n`; not `"%s" % a`, a str
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
             return self.numpy_value(e.operand)
         if isinstance(e, ast.Compare):  # `np.array(t.shape)[dim] == 1`: an array of bools
@@ -2058,6 +2086,29 @@ def _mark_loads(e: ast.AST, names: set[str], into: set[int]) -> None:
         return
     for child in ast.iter_child_nodes(e):
         _mark_loads(child, names, into)
+
+
+def number_bindings(body: list[ast.stmt]) -> set[str]:
+    """Names the statements of `body` (not nested blocks) bind, each time, to a Python number: a
+    numeric literal, or `float()`, `int()` or a function of math of anything."""
+    out: dict[str, bool] = {}
+    for st in body:
+        for name in _bound_names(st, stored_only=True):
+            out[name] = out.get(name, True) and isinstance(st, ast.Assign) and len(st.targets) == 1 \
+                and isinstance(st.targets[0], ast.Name) and _number_expr(st.value)
+    return {n for n, ok in out.items() if ok}
+
+
+def _number_expr(e: ast.expr) -> bool:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        e = e.operand
+    if isinstance(e, ast.Constant):
+        return type(e.value) in (int, float)
+    if isinstance(e, ast.Call) and not e.keywords:
+        f = e.func
+        return (isinstance(f, ast.Name) and f.id in ("float", "int")) or (
+            isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math")
+    return False
 
 
 def _bound_names(s: ast.stmt, stored_only: bool = False) -> set[str]:
