@@ -142,6 +142,21 @@ def compiled(fn, backend: Counter, fullgraph: bool = False):
     return torch.compile(fn, backend=backend, fullgraph=fullgraph)
 
 
+def findings_by_line(source: str, filename: str, scope: str = "module") -> dict[int, list]:
+    """The findings of a check of `source` (as `filename`), by their first line."""
+    from graphmend.analysis import analyze_source
+
+    out: dict[int, list] = {}
+    for f in analyze_source(source, filename, Settings(scope=scope)).findings:
+        out.setdefault(f.span.start.line, []).append(f)
+    return out
+
+
+def marked_lines(source: str, marks) -> dict[str, int]:
+    """For each text of `marks`, the (last) line of `source` that holds it."""
+    return {mark: i for i, line in enumerate(source.splitlines(), 1) for mark in marks if mark in line}
+
+
 def case_block(source: str, case: str) -> tuple[range, list[int]]:
     """The lines of the `if case == "<case>":` block of a test's source (up to the next such `if`
     or a `return`), and those of them marked `# reported`."""

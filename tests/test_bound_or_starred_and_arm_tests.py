@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
+from difftest import findings_by_line, load_module, marked_lines
 from graphmend.analysis import analyze_source
 from graphmend.config import Settings
 from test_callers import logged_break_lines
@@ -62,16 +62,12 @@ def run(case, x):
     return lengths_to_list(x.long(), 3), x
 '''
 
-LINES = {name: i for i, line in enumerate(SOURCE.splitlines(), 1)
-         for name in ("if is_new_x:", "batch_t[is_valid_t]", "l.squeeze().tolist()") if name in line}
+LINES = marked_lines(SOURCE, ("if is_new_x:", "batch_t[is_valid_t]", "l.squeeze().tolist()"))
 
 
 @pytest.fixture(scope="module")
 def by_line():
-    out: dict[int, list] = {}
-    for f in analyze_source(SOURCE, "forms.py", Settings(scope="module")).findings:
-        out.setdefault(f.span.start.line, []).append(f)
-    return out
+    return findings_by_line(SOURCE, "forms.py")
 
 
 def test_a_name_bound_to_static_or_tensor_is_a_tensor_only_sometimes(by_line):

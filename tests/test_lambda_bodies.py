@@ -16,9 +16,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import Counter, compiled, load_module
-from graphmend.analysis import analyze_source
-from graphmend.config import Settings
+from difftest import Counter, compiled, findings_by_line, load_module, marked_lines
 from test_callers import logged_break_lines
 
 SOURCE = '''\
@@ -82,17 +80,13 @@ def run(case, x):
     return own_params(x)
 '''
 
-LINES = {name: i for i, line in enumerate(SOURCE.splitlines(), 1)
-         for name in ("lambda: x.item()", "if t == t0", "torch.ones((b, t))", "double(x.shape[0])",
-                      "loss: loss.item(),", "lambda loss: loss.item()", "key=lambda i") if name in line}
+LINES = marked_lines(SOURCE, ("lambda: x.item()", "if t == t0", "torch.ones((b, t))", "double(x.shape[0])",
+                              "loss: loss.item(),", "lambda loss: loss.item()", "key=lambda i"))
 
 
 @pytest.fixture(scope="module")
 def by_line():
-    out: dict[int, list] = {}
-    for f in analyze_source(SOURCE, "lambda_bodies.py", Settings(scope="module")).findings:
-        out.setdefault(f.span.start.line, []).append(f)
-    return out
+    return findings_by_line(SOURCE, "lambda_bodies.py")
 
 
 def test_sites_in_lambda_bodies_are_found(by_line):

@@ -19,9 +19,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
-from graphmend.analysis import analyze_source
-from graphmend.config import Settings
+from difftest import findings_by_line, load_module, marked_lines
 from test_callers import logged_break_lines
 
 SOURCE = '''\
@@ -92,15 +90,12 @@ def run(case, x):
 
 MARKS = ("v = math.sqrt(total / param_size)", "if math.isnan(v):", "scale = math.sqrt", "math.prod(",
          "indexes = indexes[", '"%d rows" % n')
-LINES = {name: i for i, line in enumerate(SOURCE.splitlines(), 1) for name in MARKS if name in line}
+LINES = marked_lines(SOURCE, MARKS)
 
 
 @pytest.fixture(scope="module")
 def by_line():
-    out: dict[int, list] = {}
-    for f in analyze_source(SOURCE, "forms.py", Settings(scope="module")).findings:
-        out.setdefault(f.span.start.line, []).append(f)
-    return out
+    return findings_by_line(SOURCE, "forms.py")
 
 
 def test_a_math_function_of_a_tensor(by_line):

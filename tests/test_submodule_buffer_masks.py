@@ -15,9 +15,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
-from graphmend.analysis import analyze_source
-from graphmend.config import Settings
+from difftest import findings_by_line, load_module
 from test_callers import logged_break_lines
 
 SOURCE = '''\
@@ -67,10 +65,7 @@ LINES = {name: i for i, line in enumerate(SOURCE.splitlines(), 1)
 
 @pytest.fixture(scope="module")
 def by_line():
-    out: dict[int, list] = {}
-    for f in analyze_source(SOURCE, "buffer_masks.py", Settings(scope="module")).findings:
-        out.setdefault(f.span.start.line, []).append(f)
-    return out
+    return findings_by_line(SOURCE, "buffer_masks.py")
 
 
 def test_a_submodule_mask_read_where_it_is_not_none(by_line):

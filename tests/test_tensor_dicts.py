@@ -18,9 +18,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
-from graphmend.analysis import analyze_source
-from graphmend.config import Settings
+from difftest import findings_by_line, load_module, marked_lines
 from test_callers import logged_break_lines
 
 SOURCE = '''\
@@ -81,16 +79,12 @@ def run(case, x):
     return proc.mixed(x, 3)
 '''
 
-LINES = {name: i for i, line in enumerate(SOURCE.splitlines(), 1)
-         for name in ("param_tensor.min() < 0", "v.sum() > 0", "total = total + v") if name in line}
+LINES = marked_lines(SOURCE, ("param_tensor.min() < 0", "v.sum() > 0", "total = total + v"))
 
 
 @pytest.fixture(scope="module")
 def by_line():
-    out: dict[int, list] = {}
-    for f in analyze_source(SOURCE, "tensor_dicts.py", Settings(scope="module")).findings:
-        out.setdefault(f.span.start.line, []).append(f)
-    return out
+    return findings_by_line(SOURCE, "tensor_dicts.py")
 
 
 def test_values_of_a_dict_of_tensors_are_tensors(by_line):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import load_module
+from difftest import findings_by_line, load_module, marked_lines
 from graphmend.analysis import analyze_source
 from graphmend.config import Settings
 from test_callers import logged_break_lines
@@ -59,16 +59,12 @@ def run(case, x, ds):
     return own(x)
 '''
 
-LINES = {name: i for i, line in enumerate(SOURCE.splitlines(), 1)
-         for name in ("ds = Data.TensorDataset", "n = len(ds)", "dl = DataLoader", "x + len(ds)") if name in line}
+LINES = marked_lines(SOURCE, ("ds = Data.TensorDataset", "n = len(ds)", "dl = DataLoader", "x + len(ds)"))
 
 
 @pytest.fixture(scope="module")
 def by_line():
-    out: dict[int, list] = {}
-    for f in analyze_source(SOURCE, "data.py", Settings(scope="module")).findings:
-        out.setdefault(f.span.start.line, []).append(f)
-    return out
+    return findings_by_line(SOURCE, "data.py")
 
 
 def test_torch_utils_data_calls_are_reported(by_line):
