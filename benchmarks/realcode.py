@@ -71,7 +71,7 @@ NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "
             "GB0124": "GM401", "GB0033": "GM401", "GB0038": "GM401", "GB0036": "GM402", "GB0088": "GM501",
             "GB0206": "GM405", "GB8985": "GM405", "GB0123": "GM403",
             "GB0225": "GM405", "GB0467": "GM405", "GB0208": "GM403", "GB9186": "GM403", "GB0117": "GM406",
-            "GB4198": "GM403"}
+            "GB4198": "GM403", "GB0055": "GM407"}
 #: GB0059 "Failed to trace builtin operator" (`print`, but also `matmul` on two LinearOperators);
 #: GB0007 "Attempted to call function marked as skipped" (`warnings.warn`, but also
 #: `sys._getframe`, `importlib.import_module`, `pickle.dumps`); GB0088 "Observed exception" (a
@@ -84,7 +84,7 @@ NAMED_GB = {"GB0059": "GM101", "GB0291": "GM102", "GB0007": "GM103", "GB0170": "
 #: `torch.autograd.grad`, GB4198 `copy.deepcopy` of a tensor. Shared as well: GB0467
 #: (setattr on an unsupported type; GM405 for `requires_grad`), GB0208 (a torch.* op returning a
 #: non-tensor; GM403 for `torch.random.fork_rng`, GM404 for `torch.backends.cuda.sdp_kernel`).
-SHARED_GB = frozenset({"GB0059", "GB0007", "GB0088", "GB0467", "GB0208", "GB0117"})
+SHARED_GB = frozenset({"GB0059", "GB0007", "GB0088", "GB0467", "GB0208", "GB0117", "GB0055"})
 #: GB0117's record of a deprecated Number-first overload ("call_method TensorVariable() addcmul_
 #: [ConstantVariable(float: 0.5), ...]"), not torch-hd's `as_subclass` of a tensor subclass
 #: ("call_method TensorWithTFOverrideVariable() as_subclass [...]", realcode round 29)
@@ -229,6 +229,8 @@ def attribute(gb: str | None, text: str | None) -> str | None:
         return "GM403" if qual in _untraceable() else None
     if gb == "GB0088":
         return NAMED_GB[gb] if "NoneType" in text else None
+    if gb == "GB0055":  # args a call cannot take as graph values: GM407 for a generator (math.prod)
+        return NAMED_GB[gb] if "GeneratorObjectVariable" in text else None
     if gb == "GB0117":  # unhandled args for a method: GM406 for the Number-first overloads
         return NAMED_GB[gb] if _NUMBER_FIRST.search(text) else None
     if gb == "GB0467":  # setattr() on an unsupported type: GM405 when what is set is requires_grad

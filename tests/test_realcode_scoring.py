@@ -115,6 +115,17 @@ def test_a_shared_break_id_is_attributed_by_its_text():
     assert a("GB0059", None) == "GM101" and a("GB0007", None) == "GM103"
 
 
+def test_a_generator_argument_is_gm407_and_other_proxy_failures_are_not():
+    """GB0055 "Failed to convert args/kwargs to proxy" is GM407's only for a generator handed to a
+    call (torchcast's `prod((series.shape[d] for d in batch_dim))`, realcode round 36)."""
+    a = _bench().attribute
+    gen = ("Failed to convert args/kwargs to proxy\n  Explanation: Missing `as_proxy()` implementation for some "
+           "arg/kwarg.\n\n  Developer debug context: call_function args: LocalGeneratorObjectVariable(<genexpr>) ")
+    other = ("Failed to convert args/kwargs to proxy\n  Explanation: Missing `as_proxy()` implementation for some "
+             "arg/kwarg.\n\n  Developer debug context: call_function args: UserDefinedObjectVariable(Foo) ")
+    assert (a("GB0055", gen), a("GB0055", other)) == ("GM407", None)
+
+
 def test_break_sites_name_a_shared_id_only_for_its_cause():
     site = Path("/sp")
     rec = lambda line, gb, reason: {"gb": gb, "summary": reason.splitlines()[0], "reason": reason,  # noqa: E731

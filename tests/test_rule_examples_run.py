@@ -29,7 +29,7 @@ from graphmend.findings import Applicability
 from graphmend.rewrite import fix_source
 from graphmend.rules import MODULES
 
-BREAK_CODES = ("GM101", "GM102", "GM103", "GM201", "GM301", "GM401", "GM402", "GM403", "GM501")
+BREAK_CODES = ("GM101", "GM102", "GM103", "GM201", "GM301", "GM401", "GM402", "GM403", "GM407", "GM501")
 # [Route] (GM601, GM605) and [masked] examples are modules and masks of their own shapes, which the inputs
 # below do not fit: tests/test_rule_route.py, test_rule_grouped.py and test_rule_masked.py run each of them
 # original vs mended (counting backend, fullgraph=True) on inputs made for them.

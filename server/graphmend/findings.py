@@ -164,6 +164,9 @@ CATALOGUE: dict[str, Rule] = {
              "`t.add_(n, x)`, `t.addcmul_(n, a, b)`, `t.addcdiv_(n, a, b)` (deprecated overloads, the number "
              "first) are signatures Dynamo does not handle; the number as `alpha=` / `value=` traces.",
              "GB0117"),
+        Rule("GM407", "generator-to-math-product", Category.UNSUPPORTED, "listify",
+             "`math.prod(<generator>)` and `math.fsum(<generator>)` are calls Dynamo cannot trace (it runs the "
+             "whole function eagerly); given a list comprehension of the same items, they trace.", "GB0055"),
         Rule("GM501", "compile-only-none", Category.COMPILE_PATH, "align",
              "A default built only when not compiling (`if X is None and not is_compiling():`) "
              "leaves X None under torch.compile; a later use of X fails while Dynamo traces and "

@@ -1575,6 +1575,13 @@ class FunctionWalker:
         if q in ("int", "float", "bool") and len(c.args) == 1 and env.kind(c.args[0]) is Kind.TENSOR:
             self.add("GM401", c, detail=f"`{q}()` of a tensor")
             return
+        if q.startswith("math.") and c.args and isinstance(c.args[0], ast.GeneratorExp):
+            from graphmend.rules.listify import generator_argument  # rules import this module
+            if generator_argument(c, q) is not None:
+                # `math.prod((series.shape[d] for d in batch_dim))`: Dynamo cannot pass a generator
+                # to it (GB0055) and runs the whole function eagerly (torchcast, realcode round 36)
+                self.add("GM407", c, detail=f"`{q}()`", gb_id="GB0055")
+                return
         if q.startswith("math.") and q not in MATH_OF_TENSORS and any(env.kind(a) is Kind.TENSOR for a in c.args):
             # `math.sqrt(variance_ma_sum / param_size)`, `math.isnan(loss)`: the math module takes
             # Python floats, and a tensor is read into one ("Data dependent operator", GB0033,

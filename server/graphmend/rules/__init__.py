@@ -14,12 +14,12 @@ from graphmend.analysis.dataflow import Env
 from graphmend.analysis.detect import Site
 from graphmend.analysis.symbols import Symbols
 from graphmend.findings import CATALOGUE, Applicability, Finding, Pos, Span, TextEdit
-from graphmend.rules import (compile_path, defer, grouped, masked, one_hot, route, scalar_first, sdpa, trap, unmendable,
-                             where)
+from graphmend.rules import (compile_path, defer, grouped, listify, masked, one_hot, route, scalar_first, sdpa, trap,
+                             unmendable, where)
 from graphmend.rules.base import Context, Verdict
 
 MODULES: tuple[ModuleType, ...] = (defer, where, trap, unmendable, compile_path, route, masked, grouped,
-                                   one_hot, sdpa, scalar_first)
+                                   one_hot, sdpa, scalar_first, listify)
 BY_CODE: dict[str, ModuleType] = {c: m for m in MODULES for c in m.CODES}
 DOCS_URL = "https://github.com/graphmend/graphmend/blob/main/docs/rules/{code}.md"
 
