@@ -1154,6 +1154,10 @@ class Env:
             base = self.kind(e.value)
             if base is Kind.TENSOR:
                 return Kind.TENSOR if e.attr in TENSOR_ATTRS else Kind.UNKNOWN
+            if e.attr == "data" and isinstance(e.value, ast.Attribute) and e.value.attr == "grad":
+                # `p.grad.data` of whatever `p` is: a gradient's data, a tensor (torch-ac's PPO
+                # `sum(p.grad.data.norm(2).item() ** 2 for p in self.acmodel.parameters())`)
+                return Kind.TENSOR
             return base if base is Kind.STATIC else Kind.UNKNOWN
         if isinstance(e, ast.Subscript):
             if self.item_kinds and _item_key(e) in self.item_kinds:
