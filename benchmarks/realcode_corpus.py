@@ -100,6 +100,10 @@ REQUIREMENTS = [
     # embeddings are rtdl-num-embeddings', pinned with round 35; pysdtw's kernels are numba's, in the
     # corpus venv before at 0.68.1)
     "torchcast==0.2", "tabm==0.0.3", "ranger21==0.1.0", "torch-ac==1.4.0", "pysdtw==0.0.5", "pybind11==3.1.0",
+    # round 37 (neurodiffeq pulls dill 0.4.1, ordered-set 4.1.0 and seaborn 0.13.2, brevitas dependencies 2.0.1
+    # and unfoldNd 0.2.3, hummingbird-ml onnx 1.16.1 and onnxconverter-common 1.16.0; hummingbird's models are
+    # scikit-learn's, at the corpus' version)
+    "neurodiffeq==0.7.0", "torchkge==0.17.7", "brevitas==0.13.4", "hummingbird-ml==0.4.12", "diffsort==0.2.0",
 ]
 
 
@@ -9000,6 +9004,382 @@ def _pysdtw_packed_distances():
         return a, b, div
     return cfg, run, {"x": x, "y": y, "lx": lx, "ly": ly}
 
+# round 37: neurodiffeq 0.7.0, torchkge 0.17.7, brevitas 0.13.4, hummingbird-ml 0.4.12 and diffsort 0.2.0,
+# code nobody tuned on, measured before anything was changed for it
+
+
+def _neurodiffeq_ode_fit():
+    """neurodiffeq's README quickstart: the ODE u' + u = 0 with `IVP(t_0=0, u_0=1)` on [0, 2], a
+    `Solver1D` with an `FCNN` (8, 8), noisy equally-spaced training points and equally-spaced
+    validation points (16 each, `Generator1D`), `fit` for 3 epochs (its loop: residuals through
+    `diff`'s autograd.grad, `loss.item()`, the best-net deepcopy; no progress bar), then
+    `get_solution` evaluated at 5 points and the loss history; in a user function (solver
+    built outside it)."""
+    import torch
+    from neurodiffeq import diff
+    from neurodiffeq.conditions import IVP
+    from neurodiffeq.generators import Generator1D
+    from neurodiffeq.networks import FCNN
+    from neurodiffeq.solvers import Solver1D
+
+    torch.manual_seed(0)
+    solver = Solver1D(ode_system=lambda u, t: [diff(u, t) + u], conditions=[IVP(t_0=0.0, u_0=1.0)],
+                      t_min=0.0, t_max=2.0, nets=[FCNN(n_input_units=1, n_output_units=1, hidden_units=(8, 8))],
+                      train_generator=Generator1D(16, 0.0, 2.0, method="equally-spaced-noisy"),
+                      valid_generator=Generator1D(16, 0.0, 2.0, method="equally-spaced"))
+    cfg = dict(ode="u' + u = 0", ivp=(0.0, 1.0), domain=(0.0, 2.0), net=(1, 8, 8, 1), points=16, epochs=3)
+
+    def fit():
+        torch.manual_seed(1)
+        solver.fit(max_epochs=3, tqdm_file=None)
+        sol = solver.get_solution()
+        t = torch.linspace(0, 2, 5).reshape(-1, 1)
+        return sol(t, to_numpy=False).detach(), torch.tensor(solver.metrics_history["train_loss"])
+    return cfg, fit, {}
+
+
+def _neurodiffeq_laplace_fit():
+    """neurodiffeq's 2-d example: Laplace's equation on the unit square with a `DirichletBVP2D`
+    (sin(pi y) on x = 0, zero elsewhere), a `Solver2D` with an `FCNN` (8), a 6x6 noisy grid for
+    training and an equally-spaced one for validation (`Generator2D`), `fit` for 2 epochs (second
+    derivatives by `diff(order=2)`), then `get_solution(best=True)` on 4 points of the diagonal and
+    the validation-loss history; in a user function."""
+    import torch
+    from neurodiffeq import diff
+    from neurodiffeq.conditions import DirichletBVP2D
+    from neurodiffeq.generators import Generator2D
+    from neurodiffeq.networks import FCNN
+    from neurodiffeq.solvers import Solver2D
+
+    torch.manual_seed(0)
+    cond = DirichletBVP2D(x_min=0, x_min_val=lambda y: torch.sin(torch.pi * y), x_max=1, x_max_val=lambda y: 0,
+                          y_min=0, y_min_val=lambda x: 0, y_max=1, y_max_val=lambda x: 0)
+    solver = Solver2D(pde_system=lambda u, x, y: [diff(u, x, order=2) + diff(u, y, order=2)], conditions=[cond],
+                      xy_min=(0, 0), xy_max=(1, 1), nets=[FCNN(n_input_units=2, n_output_units=1, hidden_units=(8,))],
+                      train_generator=Generator2D((6, 6), (0, 0), (1, 1), method="equally-spaced-noisy"),
+                      valid_generator=Generator2D((6, 6), (0, 0), (1, 1), method="equally-spaced"))
+    cfg = dict(pde="laplace", bvp="DirichletBVP2D", domain=((0, 0), (1, 1)), net=(2, 8, 1), grid=(6, 6), epochs=2)
+
+    def fit():
+        torch.manual_seed(1)
+        solver.fit(max_epochs=2, tqdm_file=None)
+        sol = solver.get_solution(best=True)
+        xs = torch.linspace(0, 1, 4)
+        return sol(xs, xs, to_numpy=False).detach(), torch.tensor(solver.metrics_history["valid_loss"])
+    return cfg, fit, {}
+
+
+def _torchkge_graph():
+    """A small knowledge graph for torchkge: 60 random (head, relation, tail) triples over 12
+    entities and 3 relations, as the pandas frame its `KnowledgeGraph` reads, split 60/20/20."""
+    import pandas as pd
+    import torch
+    from torchkge.data_structures import KnowledgeGraph
+
+    g = torch.Generator().manual_seed(1)
+    h, r, t = (torch.randint(0, k, (60,), generator=g) for k in (12, 3, 12))
+    df = pd.DataFrame({"from": [f"e{i}" for i in h.tolist()], "rel": [f"r{i}" for i in r.tolist()],
+                       "to": [f"e{i}" for i in t.tolist()]})
+    kg = KnowledgeGraph(df=df)
+    torch.manual_seed(2)
+    return kg, kg.split_kg(share=0.6, validation=True)
+
+
+def _torchkge_transe_train():
+    """torchkge's README training loop: a `TransEModel` (dim 8, L2), `MarginLoss(0.5)`, Adam, a
+    `BernoulliNegativeSampler` corrupting each batch, torchkge's `DataLoader` (batch 8) over the
+    training split; 2 epochs, `normalize_parameters` after each; then a `LinkPredictionEvaluator`
+    on the test split (`evaluate`, `mrr`, `hit_at_k`); in a user function (model built outside it)."""
+    import torch
+    from torchkge.evaluation import LinkPredictionEvaluator
+    from torchkge.models import TransEModel
+    from torchkge.sampling import BernoulliNegativeSampler
+    from torchkge.utils import DataLoader, MarginLoss
+
+    kg, (kg_train, kg_val, kg_test) = _torchkge_graph()
+    torch.manual_seed(0)
+    model = TransEModel(8, kg.n_ent, kg.n_rel, dissimilarity_type="L2")
+    crit = MarginLoss(0.5)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    sampler = BernoulliNegativeSampler(kg_train)
+    loader = DataLoader(kg_train, batch_size=8)
+    cfg = dict(triples=60, entities=kg.n_ent, relations=kg.n_rel, dim=8, margin=0.5, batch=8, epochs=2)
+
+    def train():
+        torch.manual_seed(3)
+        losses = []
+        for _ in range(2):
+            for batch in loader:
+                h, t, r = batch[0], batch[1], batch[2]
+                nh, nt = sampler.corrupt_batch(h, t, r)
+                opt.zero_grad()
+                pos, neg = model(h, t, r, nh, nt)
+                loss = crit(pos, neg)
+                loss.backward()
+                opt.step()
+                losses.append(loss.detach())
+            model.normalize_parameters()
+        ev = LinkPredictionEvaluator(model, kg_test)
+        ev.evaluate(b_size=8, verbose=False)
+        return torch.stack(losses), torch.tensor([ev.mrr()[0], ev.mrr()[1], ev.hit_at_k(3)[0]])
+    return cfg, train, {}
+
+
+def _torchkge_models_evaluate():
+    """torchkge's models scored as its evaluation tutorial does: `DistMultModel`, `ComplExModel`
+    and `RESCALModel` (dim 6; `TransHModel` left out: its evaluation's entity projection leaves a
+    non-leaf tensor in its parameters, which the next optimizer step cannot compile), one epoch each with `BinaryCrossEntropyLoss` and a
+    `UniformNegativeSampler`, then `LinkPredictionEvaluator` (filtered ranks, `mrr`, `hit_at_k`)
+    and `TripletClassificationEvaluator` (thresholds fit on the validation split, `accuracy`)
+    on the test split; in a user function (models built outside it)."""
+    import torch
+    from torchkge.evaluation import LinkPredictionEvaluator, TripletClassificationEvaluator
+    from torchkge.models import ComplExModel, DistMultModel, RESCALModel
+    from torchkge.sampling import UniformNegativeSampler
+    from torchkge.utils import BinaryCrossEntropyLoss, DataLoader
+
+    kg, (kg_train, kg_val, kg_test) = _torchkge_graph()
+    torch.manual_seed(0)
+    models = [DistMultModel(6, kg.n_ent, kg.n_rel), ComplExModel(6, kg.n_ent, kg.n_rel),
+              RESCALModel(6, kg.n_ent, kg.n_rel)]
+    opts = [torch.optim.Adam(m.parameters(), lr=1e-2) for m in models]
+    crit = BinaryCrossEntropyLoss()
+    sampler = UniformNegativeSampler(kg_train)
+    loader = DataLoader(kg_train, batch_size=8)
+    cfg = dict(models=("DistMult", "ComplEx", "RESCAL"), dim=6, loss="BCE", sampler="uniform", epochs=1, batch=8)
+
+    def run():
+        torch.manual_seed(3)
+        scores = []
+        for model, opt in zip(models, opts):
+            for batch in loader:
+                h, t, r = batch[0], batch[1], batch[2]
+                nh, nt = sampler.corrupt_batch(h, t, r)
+                opt.zero_grad()
+                pos, neg = model(h, t, r, nh, nt)
+                loss = crit(pos, neg)
+                loss.backward()
+                opt.step()
+            ev = LinkPredictionEvaluator(model, kg_test)
+            ev.evaluate(b_size=8, verbose=False)
+            tc = TripletClassificationEvaluator(model, kg_val, kg_test)
+            tc.evaluate(b_size=8)
+            scores.append(torch.tensor([ev.mrr()[1], ev.hit_at_k(5)[1], tc.accuracy(b_size=8)]))
+        return torch.stack(scores)
+    return cfg, run, {}
+
+
+def _brevitas_qat_train():
+    """brevitas' quantization-aware training as its README builds a network: `QuantIdentity` (8
+    bits) on the input, a `QuantConv2d` (4-bit weights), `QuantReLU` (4 bits), a max pool,
+    a `QuantLinear` (4-bit weights, bias); cross entropy and SGD, 2 steps over a batch of 4 8x8
+    images, then an eval pass; plain tensors between layers (a `QuantTensor` returned does not
+    compile); in a user function (network built outside it)."""
+    import torch
+    import brevitas.nn as qnn
+
+    torch.manual_seed(0)
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = qnn.QuantIdentity(bit_width=8)
+            self.conv = qnn.QuantConv2d(1, 4, 3, weight_bit_width=4, bias=False)
+            self.relu = qnn.QuantReLU(bit_width=4)
+            self.pool = torch.nn.MaxPool2d(2)
+            self.fc = qnn.QuantLinear(4 * 3 * 3, 3, bias=True, weight_bit_width=4)
+
+        def forward(self, x):
+            return self.fc(self.pool(self.relu(self.conv(self.inp(x)))).flatten(1))
+
+    net = Net()
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(4, 1, 8, 8, generator=g), torch.randint(0, 3, (4,), generator=g)
+    cfg = dict(input_bits=8, weight_bits=4, act_bits=4, image=(1, 8, 8), batch=4, steps=2)
+
+    def train(x, y):
+        net.train()
+        losses = []
+        for _ in range(2):
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(net(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        net.eval()
+        with torch.no_grad():
+            out = net(x)
+        return torch.stack(losses), out
+    return cfg, train, {"x": x, "y": y}
+
+
+def _brevitas_calibrate_mha():
+    """brevitas' post-training calibration as its PTQ examples run it: a network of
+    `QuantIdentity`, a `QuantLinear` embedding (6 to 8), `QuantMultiheadAttention` (2 heads) and a
+    `QuantLinear` head; `calibration_mode` over 2 batches of 2 sequences (its statistics collected,
+    then the scales frozen), then inference on all 4; eval, no grad; in a user function (a
+    `QuantLSTM` in place of the embedding made the entry run past 6 minutes under coverage)."""
+    import torch
+    import brevitas.nn as qnn
+    from brevitas.graph.calibrate import calibration_mode
+
+    torch.manual_seed(0)
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = qnn.QuantIdentity(bit_width=8)
+            self.emb = qnn.QuantLinear(6, 8, bias=True, weight_bit_width=8)
+            self.mha = qnn.QuantMultiheadAttention(8, 2, batch_first=True)
+            self.fc = qnn.QuantLinear(8, 3, bias=True, weight_bit_width=4)
+
+        def forward(self, x):
+            h = self.emb(self.inp(x))
+            a, _ = self.mha(h, h, h)
+            return self.fc(a.mean(1))
+
+    net = Net().eval()
+    x = torch.randn(4, 5, 6, generator=torch.Generator().manual_seed(1))
+    cfg = dict(embedding=(6, 8), heads=2, classes=3, seq=5, calibration_batches=2, batch=2)
+
+    def run(x):
+        with torch.no_grad():
+            with calibration_mode(net):
+                for i in range(2):
+                    net(x[2 * i:2 * i + 2])
+            return net(x)
+    return cfg, run, {"x": x}
+
+
+def _hummingbird_sklearn():
+    """Three small scikit-learn models fitted on 40 rows of 5 features: a random forest (4 trees,
+    depth 3), gradient boosting regression (4 trees, depth 2) and a scaler + logistic-regression
+    pipeline."""
+    import numpy as np
+    from sklearn.ensemble import GradientBoostingRegressor, RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 5)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    rf = RandomForestClassifier(n_estimators=4, max_depth=3, random_state=0).fit(X, y)
+    gb = GradientBoostingRegressor(n_estimators=4, max_depth=2, random_state=0).fit(X, X[:, 2])
+    lr = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
+    return X, rf, gb, lr
+
+
+def _hummingbird_convert_predict():
+    """hummingbird-ml's README: `convert(model, "torch")` of a fitted random forest, gradient
+    boosting regressor and scaler + logistic-regression pipeline (its parsing of the sklearn
+    objects, the tree and linear operator converters, the torch container), then `predict` and
+    `predict_proba` of 8 rows (numpy in and out); in a user function (sklearn models fitted
+    outside it)."""
+    import torch
+    from hummingbird.ml import convert
+
+    X, rf, gb, lr = _hummingbird_sklearn()
+    cfg = dict(rows=40, features=5, models=("RandomForestClassifier", "GradientBoostingRegressor",
+                                            "StandardScaler+LogisticRegression"), batch=8)
+
+    def run():
+        out = []
+        for m in (rf, gb, lr):
+            hb = convert(m, "torch")
+            out.append(torch.as_tensor(hb.predict(X[:8])))
+            if hasattr(m, "predict_proba"):
+                out.append(torch.as_tensor(hb.predict_proba(X[:8])))
+        return out
+    return cfg, run, {}
+
+
+def _hummingbird_tree_strategies():
+    """hummingbird-ml's converted models called on tensors: the random forest converted with each
+    tree strategy (`tree_implementation` "gemm", "tree_trav", "perf_tree_trav") and the gradient
+    boosting regressor (default), their torch modules' `predict`/`predict_proba` on a batch of 8
+    rows given as a torch tensor; no grad; in a user function (conversion outside it)."""
+    import torch
+    from hummingbird.ml import convert
+
+    X, rf, gb, lr = _hummingbird_sklearn()
+    models = [convert(rf, "torch", extra_config={"tree_implementation": k}) for k in ("gemm", "tree_trav",
+                                                                                       "perf_tree_trav")]
+    reg = convert(gb, "torch")
+    x = torch.from_numpy(X[8:16])
+    cfg = dict(strategies=("gemm", "tree_trav", "perf_tree_trav"), regressor="GradientBoostingRegressor", batch=8)
+
+    def run(x):
+        out = []
+        for m in models:
+            out.append(torch.as_tensor(m.predict(x)))
+            out.append(torch.as_tensor(m.predict_proba(x)))
+        out.append(torch.as_tensor(reg.predict(x)))
+        return out
+    return cfg, run, {"x": x}
+
+
+def _diffsort_ranking_train():
+    """diffsort's README use in a user's learning-to-rank step: a linear scorer of 5 features for
+    8 items, a `DiffSortNet("bitonic", 8, steepness=10)` over the scores, binary cross entropy of
+    its permutation matrices against the true ranking's one-hot permutation, Adam; 2 steps over a
+    batch of 3 lists; in a user function."""
+    import torch
+    from diffsort import DiffSortNet
+
+    torch.manual_seed(0)
+    sorter = DiffSortNet("bitonic", 8, steepness=10)
+    scorer = torch.nn.Linear(5, 1)
+    opt = torch.optim.Adam(scorer.parameters(), lr=1e-2)
+    g = torch.Generator().manual_seed(1)
+    feats = torch.randn(3, 8, 5, generator=g)
+    ranks = torch.argsort(feats[..., 0] + 0.1 * torch.randn(3, 8, generator=g), -1)
+    cfg = dict(sorter="bitonic", n=8, steepness=10, features=5, lists=3, steps=2)
+
+    def train(feats, ranks):
+        target = torch.nn.functional.one_hot(ranks, 8).float().transpose(-2, -1)
+        losses = []
+        for _ in range(2):
+            scores = scorer(feats).squeeze(-1)
+            _, perm = sorter(scores)
+            loss = torch.nn.functional.binary_cross_entropy(perm, target)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return torch.stack(losses), scorer.weight.detach().clone()
+    return cfg, train, {"feats": feats, "ranks": ranks}
+
+
+def _diffsort_distributions():
+    """diffsort's sorting networks with each relaxation: `DiffSortNet` of type "odd_even" (6 wires)
+    and "bitonic" (8 and, padded, 5 wires) with the "cauchy", "logistic_phi", "gaussian", "reciprocal"
+    and "optimal" distributions (ART lambda 0.25 where it applies), sorted values and permutation
+    matrices of a batch of 2; eval; in a user function (networks built outside it)."""
+    import torch
+    from diffsort import DiffSortNet
+
+    torch.manual_seed(0)
+    nets = [DiffSortNet("odd_even", 6, steepness=5, distribution="cauchy"),
+            DiffSortNet("odd_even", 6, steepness=5, distribution="logistic_phi", art_lambda=0.25),
+            DiffSortNet("bitonic", 8, steepness=8, distribution="gaussian"),
+            DiffSortNet("bitonic", 8, steepness=8, distribution="reciprocal"),
+            DiffSortNet("bitonic", 5, steepness=8, distribution="optimal")]
+    g = torch.Generator().manual_seed(1)
+    xs = {6: torch.randn(2, 6, generator=g), 8: torch.randn(2, 8, generator=g), 5: torch.randn(2, 5, generator=g)}
+    cfg = dict(networks=("odd_even 6", "bitonic 8", "bitonic 5"),
+               distributions=("cauchy", "logistic_phi", "gaussian", "reciprocal", "optimal"), batch=2)
+
+    def run(x6, x8, x5):
+        out = []
+        for net, x in zip(nets, (x6, x6, x8, x8, x5)):
+            s, p = net(x)
+            out += [s, p]
+        return out
+    return cfg, run, {"x6": xs[6], "x8": xs[8], "x5": xs[5]}
+
+
 _D = "diffusers==0.42.1"
 # pykan's files the KAN entries check (not its plotting and symbolic-fit helpers)
 
@@ -9115,6 +9495,15 @@ _TABM = ["tabm.py"]
 _RANGER21 = ["ranger21"]
 _TORCH_AC = ["torch_ac"]
 _PYSDTW = ["pysdtw"]
+# round 37
+_NEURODIFFEQ = ["neurodiffeq/solvers.py", "neurodiffeq/conditions.py", "neurodiffeq/generators.py",
+                "neurodiffeq/networks.py", "neurodiffeq/neurodiffeq.py", "neurodiffeq/solvers_utils.py",
+                "neurodiffeq/losses.py", "neurodiffeq/operators.py"]
+_TORCHKGE = ["torchkge"]
+_BREVITAS = ["brevitas/nn", "brevitas/core", "brevitas/proxy", "brevitas/function", "brevitas/graph/calibrate.py",
+             "brevitas/quant_tensor", "brevitas/utils"]
+_HUMMINGBIRD = ["hummingbird/ml"]
+_DIFFSORT = ["diffsort"]
 _POUTYNE = ["poutyne/framework/model.py", "poutyne/framework/metrics", "poutyne/framework/callbacks",
             "poutyne/framework/iterators.py", "poutyne/utils.py", "poutyne/framework/optimizers.py"]
 _TENSORDICT = ["tensordict/" + f for f in ("_td.py", "base.py", "_indexing.py", "_lazy.py", "_torch_func.py", "utils.py",
@@ -10030,4 +10419,35 @@ ENTRIES = {e.name: e for e in [
     Entry("pysdtw-packed-distances", "pysdtw", "pysdtw==0.0.5",
           "SoftDTW of PackedSequences (exact and expanded L2, gammas 1 and 0.01); a soft-DTW divergence",
           _pysdtw_packed_distances, _PYSDTW, scope="module"),
+    # round 37
+    Entry("neurodiffeq-ode-fit", "neurodiffeq", "neurodiffeq==0.7.0",
+          "Solver1D (u' + u = 0, IVP, FCNN 8x8, Generator1D): fit 3 epochs, get_solution at 5 points",
+          _neurodiffeq_ode_fit, _NEURODIFFEQ, grad=True, training=True, scope="module"),
+    Entry("neurodiffeq-laplace-fit", "neurodiffeq", "neurodiffeq==0.7.0",
+          "Solver2D (Laplace, DirichletBVP2D, FCNN 8, Generator2D 6x6): fit 2 epochs, best solution on the diagonal",
+          _neurodiffeq_laplace_fit, _NEURODIFFEQ, grad=True, training=True, scope="module"),
+    Entry("torchkge-transe-train", "torchkge", "torchkge==0.17.7",
+          "TransE, MarginLoss, BernoulliNegativeSampler, DataLoader: 2 epochs, normalize; LinkPredictionEvaluator",
+          _torchkge_transe_train, _TORCHKGE, grad=True, training=True, scope="module"),
+    Entry("torchkge-models-evaluate", "torchkge", "torchkge==0.17.7",
+          "DistMult, ComplEx, RESCAL: 1 BCE epoch each; LinkPrediction and TripletClassification evaluators",
+          _torchkge_models_evaluate, _TORCHKGE, grad=True, training=True, scope="module"),
+    Entry("brevitas-qat-train", "brevitas", "brevitas==0.13.4",
+          "QuantIdentity, QuantConv2d, QuantReLU, max pool, QuantLinear: 2 SGD steps, an eval pass",
+          _brevitas_qat_train, _BREVITAS, grad=True, training=True, scope="module"),
+    Entry("brevitas-calibrate-mha", "brevitas", "brevitas==0.13.4",
+          "QuantLinear, QuantMultiheadAttention, QuantLinear: calibration_mode over 2 batches, then inference",
+          _brevitas_calibrate_mha, _BREVITAS, scope="module"),
+    Entry("hummingbird-convert-predict", "hummingbird", "hummingbird-ml==0.4.12",
+          "convert (random forest, gradient boosting, scaler + logistic regression) to torch; predict, predict_proba",
+          _hummingbird_convert_predict, _HUMMINGBIRD, scope="module"),
+    Entry("hummingbird-tree-strategies", "hummingbird", "hummingbird-ml==0.4.12",
+          "random forest as gemm, tree_trav, perf_tree_trav and a GBDT: predict, predict_proba on a tensor",
+          _hummingbird_tree_strategies, _HUMMINGBIRD, scope="module"),
+    Entry("diffsort-ranking-train", "diffsort", "diffsort==0.2.0",
+          "DiffSortNet (bitonic, 8) over a linear scorer's scores: BCE to the true permutation, 2 Adam steps",
+          _diffsort_ranking_train, _DIFFSORT, grad=True, training=True, scope="module"),
+    Entry("diffsort-distributions", "diffsort", "diffsort==0.2.0",
+          "DiffSortNet odd_even 6, bitonic 8 and 5 with cauchy, logistic_phi, gaussian, reciprocal, optimal",
+          _diffsort_distributions, _DIFFSORT, scope="module"),
 ]}
