@@ -7,7 +7,8 @@ graph-break log):
   `default_x` is None). The branch is reported "breaks only when `is_new_x` is a tensor".
 - Unpacking with a star takes the items of a function's tuple return by position: sbi's
   `is_valid_t, *_ = handle_invalid_x(batch_t, True)`, then `batch_t[is_valid_t]` (GB0036).
-- A conditional expression's test proves its arm's name a tensor: torchnlp 0.5's `lengths_to_mask`,
+- A conditional expression's test proves its arm's name a tensor, where the arm runs (the break is
+  named with the test): torchnlp 0.5's `lengths_to_mask`,
   `[l.squeeze().tolist() if torch.is_tensor(l) else l for l in lengths]` over `*lengths` (GB0124
   there, the frame skipped: a break in a comprehension).
 """
@@ -81,8 +82,12 @@ def test_starred_unpacking_takes_a_returned_mask(by_line):
 
 
 def test_a_tensor_test_proves_its_arm(by_line):
+    """Reported, and named with the test: the arm runs only where `l` is a tensor (stop 39: a
+    break behind a type test is conditional, brevitas' `bool(signed.item()) if isinstance(signed,
+    Tensor) else signed` with a bool at run time, realcode round 37)."""
     got = by_line.get(LINES["l.squeeze().tolist()"], [])
-    assert [f.code for f in got] == ["GM401"] and got[0].condition is None, by_line
+    assert [f.code for f in got] == ["GM401"], by_line
+    assert got[0].condition is not None and got[0].condition.text == "`l` is a tensor", got[0].condition
 
 
 @pytest.mark.parametrize("case,line,breaks", [

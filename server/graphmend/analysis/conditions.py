@@ -339,6 +339,9 @@ def _value_text(e: ast.expr, pol: bool) -> str:
         return f"`{e.args[0].id}` is {'' if pol else 'not '}a number"
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1:
         return f"`{ast.unparse(e)}` is {'nonzero' if pol else '0'}"
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "isinstance" and len(e.args) == 2 \
+            and isinstance(e.args[0], ast.Name):
+        return f"`{e.args[0].id}` is {'' if pol else 'not '}a `{ast.unparse(e.args[1])}`"
     if isinstance(e, ast.Compare) and not pol and len(e.ops) == 1:
         neg = {ast.Gt: "<=", ast.GtE: "<", ast.Lt: ">=", ast.LtE: ">", ast.Eq: "!=", ast.NotEq: "==",
                ast.Is: "is not", ast.IsNot: "is", ast.In: "not in", ast.NotIn: "in"}[type(e.ops[0])]
@@ -353,9 +356,12 @@ def _is_number_test(e: ast.expr) -> bool:
 
 
 def _is_tensor_test(e: ast.expr) -> bool:
-    """`isinstance(x, torch.Tensor)`."""
+    """`isinstance(x, torch.Tensor)`, `torch.is_tensor(x)`."""
+    if isinstance(e, ast.Call) and len(e.args) == 1 and isinstance(e.args[0], ast.Name) \
+            and ast.unparse(e.func) in ("torch.is_tensor", "is_tensor"):
+        return True
     return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "isinstance" \
-        and len(e.args) == 2 and isinstance(e.args[0], ast.Name) and ast.unparse(e.args[1]) == "torch.Tensor"
+        and len(e.args) == 2 and isinstance(e.args[0], ast.Name) and ast.unparse(e.args[1]) in ("torch.Tensor", "Tensor")
 
 
 def numeric_comparison(e: ast.expr) -> bool:

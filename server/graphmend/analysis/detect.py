@@ -233,6 +233,7 @@ class FunctionWalker:
         # names a test proves tensors where the walk is (the body of `if isinstance(x, Tensor) and
         # ...:`): what may be a number elsewhere (Env.number_or_tensor) is a tensor here
         self._proven: frozenset = frozenset()
+        self._assumed: frozenset = frozenset()  # names a conditional expression's test makes tensors in its arm
         self._extracted: set[int] = set()  # id() of `.item()`/float()/... calls a GM201 site stands for
         self.path: list[tuple[ast.expr, bool]] = []  # (test, truth) of the ifs around the statement
         self.guard_names: dict[str, bool] = {}  # locals bound to a compile-time test, by value under Dynamo
@@ -279,7 +280,16 @@ class FunctionWalker:
                            if numeric_comparison(e) and self.env.kind(e) < Kind.DATA]
         values += [(e, pol) for e, pol in arms if self.env.kind(e) < Kind.DATA and (
             _grad_flag(e) or arm_value_test(e, pol) and not _same_read(node, self._ifexp_of_test[id(e)], pol))]
-        either, names = self.tensor_or_number(kw.get("test") if kw.get("test") is not None else node)
+        if short or arms:
+            # `bool(signed.item()) if isinstance(signed, Tensor) else signed`, `isinstance(bias, QT)
+            # and not torch.allclose(bias.scale, s)`: the site runs only where the type test holds
+            # (brevitas' `Union[bool, Tensor]` flags and QuantTensor handlers, realcode round 37)
+            values += [(e, pol) for e, pol in short + arms if self.type_test_of(e, node)]
+        if kw.get("static_test"):  # `if isinstance(x, QT) and (x.zero_point != 0.0).any():`
+            values += [(t, True) for t in kw["static_test"] if self.type_test_of(t, node)]
+        subject = kw.pop("subject", None)  # what of the node the break reads, where not all of it
+        either, names = self.tensor_or_number(subject if subject is not None else
+                                              kw.get("test") if kw.get("test") is not None else node)
         if either is not None:
             values.append((either, True))
             # a name bound to `<static> and/or <tensor test>` is a Python bool otherwise, which the
@@ -760,6 +770,14 @@ class FunctionWalker:
             for names, kinds in sides:
                 either -= {n for n in either if n not in names and kinds.get(n) is Kind.TENSOR}
             self.env.number_or_tensor = either
+        if not body_exits and not else_exits and any(before.get(n) is not Kind.TENSOR for n in is_tensor):
+            # `if isinstance(embed_dim, Tensor): head_dim = embed_dim.div(...)` / `else: head_dim =
+            # embed_dim // num_heads`: what the tensor side binds to a tensor, and the other side
+            # does not, is a tensor only where the test held (brevitas' QuantMultiheadAttention,
+            # realcode round 37); a read of it breaks only when it is one
+            bound_body = {n for st in s.body for n in _bound_names(st, stored_only=True)}
+            self.env.number_or_tensor |= {n for n in bound_body if after_body.get(n) is Kind.TENSOR
+                                          and self.env.kinds.get(n) is not Kind.TENSOR}
         if not body_exits and not else_exits and s.orelse:
             # a name one side binds to a tensor and the other to a Python number is either after
             # the if: a read of it breaks only when it is a tensor (ranger21's `variance_normalized =
@@ -880,6 +898,21 @@ class FunctionWalker:
             values = (values or []) + [(v, False) for v in self.static_prefix(test)]
         self.add(code, owner, test=dd, static_test=static, note=note, extracted=tr,
                  gb_id=_extraction_gb(tr), values=values)
+
+    def type_test_of(self, test: ast.expr, node: ast.AST) -> bool:
+        """`test` is `isinstance(x, ...)` or `torch.is_tensor(x)` of a name `node` reads, and says
+        something the walk did not know otherwise: a test of another class than a tensor, or of a
+        tensor where `x` is no tensor outside the arm (`_assumed`) or not known as one."""
+        if not (isinstance(test, ast.Call) and len(test.args) >= 1 and isinstance(test.args[0], ast.Name)):
+            return False
+        name = test.args[0].id
+        q = self.env.qualify(test.func) or ""
+        if q not in ("isinstance", "torch.is_tensor"):
+            return False
+        if not any(isinstance(n, ast.Name) and n.id == name for n in fast_walk(node)):
+            return False
+        tensor = name in tensor_tests(test, self.symbols)[0]
+        return not tensor or name in self._assumed or self.env.kinds.get(name) is not Kind.TENSOR
 
     def arm_tensors(self, node: ast.AST) -> list[str]:
         """The names not known as tensors that the tests of the conditional expressions `node` is
@@ -1149,8 +1182,13 @@ class FunctionWalker:
             if isinstance(node, ast.Call):
                 # `l.squeeze().tolist() if torch.is_tensor(l) else l`: in the arm the test proves
                 # `l` a tensor (torchnlp's `lengths_to_mask`, realcode round 35)
-                with self.env.assuming(self.arm_tensors(node), Kind.TENSOR):
-                    self.call(node)
+                assumed = self.arm_tensors(node)
+                with self.env.assuming(assumed, Kind.TENSOR):
+                    kept, self._assumed = self._assumed, self._assumed.union(assumed)
+                    try:
+                        self.call(node)
+                    finally:
+                        self._assumed = kept
             elif isinstance(node, _COMPREHENSIONS):  # before its element (pre-order)
                 self.comprehension_items(node, comp_items)
             elif isinstance(node, ast.BoolOp) and id(node) not in tested:
@@ -1597,7 +1635,8 @@ class FunctionWalker:
             what, spec, bound, methods = f"`.{func.attr}()`", SIZE_METHODS[func.attr], "", True
         if spec is not None and (read := self.size_read(c, _size_args(c, *spec), methods)) is not None:
             self.add("GM401", c, gb_id="GB0033", detail=f"{what} with a tensor as a size{bound}" if read == "tensor"
-                     else f"{what} sized by a numpy array value (Dynamo traces numpy as tensors)")
+                     else f"{what} sized by a numpy array value (Dynamo traces numpy as tensors)",
+                     subject=ast.Tuple(elts=list(_size_args(c, *spec)), ctx=ast.Load()))
             return
         if q.startswith("torch."):
             name = q.split(".")[-1]
