@@ -74,8 +74,8 @@ def run(case, x):
 
 MARKS = ("bool(signed.item())", "torch.allclose(bias.scale", "(bias.value != 0.0).any()", ".view(n, b * num_heads")
 LINES = marked_lines(SOURCE, MARKS)
-CONDITIONS = {"bool(signed.item())": "`signed` is a tensor", "torch.allclose(bias.scale": "`bias` is a `QT`",
-              "(bias.value != 0.0).any()": "`bias` is a `QT`", ".view(n, b * num_heads": "`head_dim` is a tensor"}
+CONDITIONS = {"bool(signed.item())": "`signed` is a tensor", "torch.allclose(bias.scale": "`bias` is an instance of `QT`",
+              "(bias.value != 0.0).any()": "`bias` is an instance of `QT`", ".view(n, b * num_heads": "`head_dim` is a tensor"}
 
 
 @pytest.mark.parametrize("mark", MARKS)
@@ -93,3 +93,12 @@ def test_dynamo_breaks_only_where_the_test_holds(case, marks, tmp_path):
     mod = load_module(SOURCE, tmp_path, "type_tests")
     broke = logged_break_lines(mod.run, case, torch.randn(8), path=mod.__file__)
     assert sorted(LINES[m] for m in MARKS if LINES[m] in broke) == sorted(LINES[m] for m in marks), (case, broke)
+
+
+def test_a_test_of_several_classes_is_named_with_each():
+    import ast
+
+    from graphmend.analysis.conditions import _value_text
+    test = ast.parse("isinstance(element, (int, np.integer))", mode="eval").body
+    assert _value_text(test, True) == "`element` is one of `int` or `np.integer`"
+    assert _value_text(test, False) == "`element` is not one of `int` or `np.integer`"

@@ -341,7 +341,9 @@ def _value_text(e: ast.expr, pol: bool) -> str:
         return f"`{ast.unparse(e)}` is {'nonzero' if pol else '0'}"
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "isinstance" and len(e.args) == 2 \
             and isinstance(e.args[0], ast.Name):
-        return f"`{e.args[0].id}` is {'' if pol else 'not '}a `{ast.unparse(e.args[1])}`"
+        kinds = e.args[1].elts if isinstance(e.args[1], ast.Tuple) else [e.args[1]]
+        what = " or ".join(f"`{ast.unparse(k)}`" for k in kinds)
+        return f"`{e.args[0].id}` is {'' if pol else 'not '}{'an instance of' if len(kinds) == 1 else 'one of'} {what}"
     if isinstance(e, ast.Compare) and not pol and len(e.ops) == 1:
         neg = {ast.Gt: "<=", ast.GtE: "<", ast.Lt: ">=", ast.LtE: ">", ast.Eq: "!=", ast.NotEq: "==",
                ast.Is: "is not", ast.IsNot: "is", ast.In: "not in", ast.NotIn: "in"}[type(e.ops[0])]
