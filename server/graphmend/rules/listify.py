@@ -110,7 +110,7 @@ EXAMPLES = [
             "    return x / total\n",
             ["GM407"],
             _H + "\n\n@torch.compile\ndef scale(x):\n"
-            "    total = math.fsum(\n        [x.shape[d] / 2 for d in range(x.dim()) if d > 0]\n    )\n"
+            "    total = math.fsum([\n        x.shape[d] / 2 for d in range(x.dim()) if d > 0\n    ])\n"
             "    return x / total\n"),
     Example("GM407 unsafe: a call of the program's in the items",
             _H + "\n\ndef size(x, d):\n    return x.shape[d]\n\n\n@torch.compile\ndef flatten(x):\n"
