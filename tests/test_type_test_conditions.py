@@ -7,7 +7,8 @@ QuantTensor handlers, each a Python value at run time there):
   only when `bias` is a `QT` (the test short-circuits otherwise), in an `if` test too;
 - after an `if` on a tensor test: what the tensor side binds to a tensor and the other side does
   not (`head_dim = embed_dim.div(...)` / `embed_dim // num_heads`) is a tensor only on that side,
-  and a size read from it breaks only when it is one.
+  and so is the tested name: a size read from them breaks only when they are (a size read off a
+  tensor's shape, `q.shape[0]`, is no tensor of the condition).
 
 Each is checked statically (the finding and its condition) and under Dynamo's graph-break log,
 on the path where the test fails (no break) and where it holds (a break)."""
@@ -52,7 +53,9 @@ def heads(q, embed_dim, num_heads):
         head_dim = embed_dim.div(num_heads, rounding_mode="trunc")
     else:
         head_dim = embed_dim // num_heads
-    return q.contiguous().view(n, b * num_heads, head_dim) * 2
+    assert head_dim * num_heads == embed_dim, "not divisible"
+    k = q.contiguous().view(q.shape[0], b * num_heads, head_dim)
+    return q.contiguous().view(n, b * num_heads, head_dim) * 2 + k
 
 
 EMBED = torch.tensor(4)  # a tensor the compiled code is given (of `torch.tensor(4)` in it, Dynamo knows the value)
@@ -72,10 +75,12 @@ def run(case, x):
     return heads(x.reshape(2, 1, 4), EMBED, 2)
 '''
 
-MARKS = ("bool(signed.item())", "torch.allclose(bias.scale", "(bias.value != 0.0).any()", ".view(n, b * num_heads")
+MARKS = ("bool(signed.item())", "torch.allclose(bias.scale", "(bias.value != 0.0).any()", ".view(q.shape[0]",
+         ".view(n, b * num_heads")
 LINES = marked_lines(SOURCE, MARKS)
 CONDITIONS = {"bool(signed.item())": "`signed` is a tensor", "torch.allclose(bias.scale": "`bias` is an instance of `QT`",
-              "(bias.value != 0.0).any()": "`bias` is an instance of `QT`", ".view(n, b * num_heads": "`head_dim` is a tensor"}
+              "(bias.value != 0.0).any()": "`bias` is an instance of `QT`", ".view(n, b * num_heads": "`head_dim` is a tensor",
+              ".view(q.shape[0]": "`head_dim` is a tensor"}
 
 
 @pytest.mark.parametrize("mark", MARKS)
@@ -88,7 +93,9 @@ def test_named_with_the_type_test(mark):
 @pytest.mark.parametrize("case,marks", [
     ("flag-bool", ()), ("flag-tensor", ("bool(signed.item())",)),
     ("bias-tensor", ()), ("bias-qt", ("torch.allclose(bias.scale", "(bias.value != 0.0).any()")),
-    ("embed-int", ()), ("embed-tensor", (".view(n, b * num_heads",))])
+    # the second view traces: after the first one's break, `head_dim` is an input of the frame Dynamo
+    # resumes in, and a 0-dim input as a size traces
+    ("embed-int", ()), ("embed-tensor", (".view(q.shape[0]",))])
 def test_dynamo_breaks_only_where_the_test_holds(case, marks, tmp_path):
     mod = load_module(SOURCE, tmp_path, "type_tests")
     broke = logged_break_lines(mod.run, case, torch.randn(8), path=mod.__file__)

@@ -778,6 +778,10 @@ class FunctionWalker:
             bound_body = {n for st in s.body for n in _bound_names(st, stored_only=True)}
             self.env.number_or_tensor |= {n for n in bound_body if after_body.get(n) is Kind.TENSOR
                                           and self.env.kinds.get(n) is not Kind.TENSOR}
+            # and the tested name itself, a tensor where the test held (`assert head_dim * num_heads
+            # == embed_dim`, `embed_dim` an int unpacked from a shape otherwise)
+            self.env.number_or_tensor |= {n for n in is_tensor if before.get(n) is not Kind.TENSOR
+                                          and self.env.kinds.get(n) is not Kind.TENSOR}
         if not body_exits and not else_exits and s.orelse:
             # a name one side binds to a tensor and the other to a Python number is either after
             # the if: a read of it breaks only when it is a tensor (ranger21's `variance_normalized =
@@ -1636,7 +1640,8 @@ class FunctionWalker:
         if spec is not None and (read := self.size_read(c, _size_args(c, *spec), methods)) is not None:
             self.add("GM401", c, gb_id="GB0033", detail=f"{what} with a tensor as a size{bound}" if read == "tensor"
                      else f"{what} sized by a numpy array value (Dynamo traces numpy as tensors)",
-                     subject=ast.Tuple(elts=list(_size_args(c, *spec)), ctx=ast.Load()))
+                     subject=ast.Tuple(elts=[a for a in _size_args(c, *spec) if env.kind(a) is Kind.TENSOR],
+                                       ctx=ast.Load()))
             return
         if q.startswith("torch."):
             name = q.split(".")[-1]
