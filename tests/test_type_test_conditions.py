@@ -4,7 +4,8 @@ QuantTensor handlers, each a Python value at run time there):
 - in a conditional expression's arm: `bool(signed.item()) if isinstance(signed, Tensor) else
   signed` breaks only when `signed` is a tensor;
 - after `isinstance(x, C) and`: `isinstance(bias, QT) and not torch.allclose(bias.scale, s)` breaks
-  only when `bias` is a `QT` (the test short-circuits otherwise), in an `if` test too;
+  only when `bias` is a `QT` (the test short-circuits otherwise), in an `if` test too, and in one
+  that is an `or` of such tests;
 - after an `if` on a tensor test: what the tensor side binds to a tensor and the other side does
   not (`head_dim = embed_dim.div(...)` / `embed_dim // num_heads`) is a tensor only on that side,
   and so is the tested name: a size read from them breaks only when they are (a size read off a
@@ -44,6 +45,8 @@ def handler(x, bias, scale):
         out = out + (bias.value if isinstance(bias, QT) else bias)
     if isinstance(bias, QT) and (bias.value != 0.0).any():
         out = out - 1
+    if (isinstance(x, QT) and (x.value != 0.0).any()) or (isinstance(bias, QT) and (bias.scale > 1).any()):
+        out = out * 2
     return out
 
 
@@ -75,12 +78,13 @@ def run(case, x):
     return heads(x.reshape(2, 1, 4), EMBED, 2)
 '''
 
-MARKS = ("bool(signed.item())", "torch.allclose(bias.scale", "(bias.value != 0.0).any()", ".view(q.shape[0]",
-         ".view(n, b * num_heads")
+MARKS = ("bool(signed.item())", "torch.allclose(bias.scale", "(bias.value != 0.0).any()", "(bias.scale > 1).any()",
+         ".view(q.shape[0]", ".view(n, b * num_heads")
 LINES = marked_lines(SOURCE, MARKS)
 CONDITIONS = {"bool(signed.item())": "`signed` is a tensor", "torch.allclose(bias.scale": "`bias` is an instance of `QT`",
               "(bias.value != 0.0).any()": "`bias` is an instance of `QT`", ".view(n, b * num_heads": "`head_dim` is a tensor",
-              ".view(q.shape[0]": "`head_dim` is a tensor"}
+              ".view(q.shape[0]": "`head_dim` is a tensor",
+              "(bias.scale > 1).any()": "`isinstance(x, QT) or isinstance(bias, QT)`"}
 
 
 @pytest.mark.parametrize("mark", MARKS)
@@ -92,7 +96,7 @@ def test_named_with_the_type_test(mark):
 
 @pytest.mark.parametrize("case,marks", [
     ("flag-bool", ()), ("flag-tensor", ("bool(signed.item())",)),
-    ("bias-tensor", ()), ("bias-qt", ("torch.allclose(bias.scale", "(bias.value != 0.0).any()")),
+    ("bias-tensor", ()), ("bias-qt", ("torch.allclose(bias.scale", "(bias.value != 0.0).any()", "(bias.scale > 1).any()")),
     # the second view traces: after the first one's break, `head_dim` is an input of the frame Dynamo
     # resumes in, and a 0-dim input as a size traces
     ("embed-int", ()), ("embed-tensor", (".view(q.shape[0]",))])

@@ -287,6 +287,13 @@ class FunctionWalker:
             values += [(e, pol) for e, pol in short + arms if self.type_test_of(e, node)]
         if kw.get("static_test"):  # `if isinstance(x, QT) and (x.zero_point != 0.0).any():`
             values += [(t, True) for t in kw["static_test"] if self.type_test_of(t, node)]
+        whole = getattr(node, "test", None) if code in ("GM201", "GM301") else None
+        if isinstance(whole, ast.BoolOp) and isinstance(whole.op, ast.Or) and all(
+                isinstance(v, ast.BoolOp) and isinstance(v.op, ast.And) and self.type_test_of(v.values[0], v)
+                for v in whole.values):
+            # `if (isinstance(a, QT) and (a.zero_point != 0.0).any()) or (isinstance(b, QT) and ...):`
+            # (brevitas' int_torch_handler, realcode round 37): one of the type tests must hold
+            values.append((ast.BoolOp(op=ast.Or(), values=[v.values[0] for v in whole.values]), True))
         subject = kw.pop("subject", None)  # what of the node the break reads, where not all of it
         either, names = self.tensor_or_number(subject if subject is not None else
                                               kw.get("test") if kw.get("test") is not None else node)
