@@ -855,8 +855,11 @@ class Env:
         ci = self.cls
         ci.attr_ctors  # noqa: B018 - records the read of the class' attributes
         if ci._declared_tensors is None:  # once per class (a method's walk asks for each receiver)
+            # its own body's, and its bases' (a NamedTuple's `signed_t: Tensor` in another module:
+            # brevitas' IntQuantTensor, whose property returns `self.signed_t.item()`, round 37)
             ci._declared_tensors = frozenset(
-                st.target.id for st in ci.node.body if isinstance(st, ast.AnnAssign)
+                st.target.id for _, c in lineage(self.symbols, ci)
+                for st in getattr(getattr(c, "node", None), "body", ()) if isinstance(st, ast.AnnAssign)
                 and isinstance(st.target, ast.Name) and annotation_kind(st.annotation) is Kind.TENSOR)
         return e.attr in ci._declared_tensors
 
