@@ -21,8 +21,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from difftest import case_block, load_module
-from graphmend.analysis import analyze_source
+from difftest import case_block, findings_by_line, load_module
 from graphmend.config import Settings
 from test_callers import logged_break_lines
 
@@ -95,14 +94,14 @@ CASES = ["annotated-return", "annotated-parameter", "keys-view", "method-by-its-
 
 
 @pytest.fixture(scope="module")
-def findings():
-    return [(f.code, f.span.start.line) for f in analyze_source(SOURCE, "int_keyed.py", Settings(scope="module")).findings]
+def by_line():
+    return findings_by_line(SOURCE, "int_keyed.py")
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_keys_of_dicts_keyed_by_ints(case, findings, tmp_path):
+def test_keys_of_dicts_keyed_by_ints(case, by_line, tmp_path):
     block, reported = case_block(SOURCE, case)
-    assert sorted(line for _, line in findings if line in block) == reported, (case, findings)
+    assert sorted(line for line, fs in by_line.items() for _ in fs if line in block) == reported, (case, by_line)
     mod = load_module(SOURCE, tmp_path, "int_keyed")
     broke = logged_break_lines(mod.run, torch.randn(4), torch.tensor([3.0, 1.0, 2.0, 0.5]), case, path=mod.__file__)
     assert sorted(n for n in broke if n in block) == reported, (case, broke)

@@ -1329,9 +1329,9 @@ class Env:
                 and self.cls is not None and (self._method_annotated_tensor(func.attr)
                                               or method_returns_tensor(self.symbols, self.cls, func.attr)):
             return Kind.TENSOR
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in self.locals \
-                and (ci := self.symbols.classes.get(func.value.id)) is not None and func.attr in ci.methods \
-                and (_annotated_tensor(ci.methods[func.attr].node) or method_returns_tensor(self.symbols, ci, func.attr)):
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.symbols.classes \
+                and (found := self.callee(e, local=True)) is not None and found[1].cls is not None \
+                and (_annotated_tensor(found[1].node) or method_returns_tensor(self.symbols, found[1].cls, func.attr)):
             # `estimate = ConcordanceIndex._update_cindex_estimate(estimate)`: a method of a class of
             # this file, by its class, annotated or found to return a tensor (torchsurv's cindex.py)
             return Kind.TENSOR

@@ -274,19 +274,18 @@ class FunctionWalker:
         self._seen.add(key)
         short = self._short_circuit.get(id(node), [])
         arms = self._arms.get(id(node), [])
-        conjuncts = self.path + short + arms + [(t, True) for t in kw.get("static_test", ())]
+        static = [(t, True) for t in kw.get("static_test", ())]
+        conjuncts = self.path + short + arms + static
         values = kw.pop("values", None) or []
-        values = values + [(e, pol) for e, pol in short + [(t, True) for t in kw.get("static_test", ())]
+        values = values + [(e, pol) for e, pol in short + static
                            if numeric_comparison(e) and self.env.kind(e) < Kind.DATA]
         values += [(e, pol) for e, pol in arms if self.env.kind(e) < Kind.DATA and (
             _grad_flag(e) or arm_value_test(e, pol) and not _same_read(node, self._ifexp_of_test[id(e)], pol))]
-        if short or arms:
-            # `bool(signed.item()) if isinstance(signed, Tensor) else signed`, `isinstance(bias, QT)
-            # and not torch.allclose(bias.scale, s)`: the site runs only where the type test holds
-            # (brevitas' `Union[bool, Tensor]` flags and QuantTensor handlers, realcode round 37)
-            values += [(e, pol) for e, pol in short + arms if self.type_test_of(e, node)]
-        if kw.get("static_test"):  # `if isinstance(x, QT) and (x.zero_point != 0.0).any():`
-            values += [(t, True) for t in kw["static_test"] if self.type_test_of(t, node)]
+        # `bool(signed.item()) if isinstance(signed, Tensor) else signed`, `isinstance(bias, QT) and
+        # not torch.allclose(bias.scale, s)`, `if isinstance(x, QT) and (x.zero_point != 0.0).any():`:
+        # the site runs only where the type test holds (brevitas' `Union[bool, Tensor]` flags and
+        # QuantTensor handlers, realcode round 37)
+        values += [(e, pol) for e, pol in short + arms + static if self.type_test_of(e, node)]
         whole = getattr(node, "test", None) if code in ("GM201", "GM301") else None
         if isinstance(whole, ast.BoolOp) and isinstance(whole.op, ast.Or) and all(
                 isinstance(v, ast.BoolOp) and isinstance(v.op, ast.And) and self.type_test_of(v.values[0], v)
